@@ -1,0 +1,152 @@
+"""Compile specs: what a user asks the Arm flow to target.
+
+The public names match ExecuTorch's Arm backend (``EthosUCompileSpec``, ``TosaCompileSpec``) so a user
+switches flows by changing imports. Each spec knows its delegate id and serialises itself to the
+``CompileSpec`` list that executorch stores beside the delegate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+from arm.tosa.specification import TosaSpecification
+
+# Vela's accelerator configurations (``--accelerator-config``).
+ETHOS_U_TARGETS = (
+    "ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
+    "ethos-u65-256", "ethos-u65-512",
+    "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
+)  # fmt: skip
+
+# System config and memory mode from Vela's Arm/vela.ini that a target gets unless told otherwise.
+_DEFAULT_MEMORY_SYSTEM = {
+    "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
+    "ethos-u65": ("Ethos_U65_High_End", "Dedicated_Sram_384KB"),
+    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Sram_Only"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class TosaCompileSpec:
+    """Lower to a TOSA 1.0 flatbuffer (delegate id ``TOSABackend``)."""
+
+    tosa_spec: TosaSpecification
+
+    backend_id: ClassVar[str] = "TOSABackend"
+
+    def __init__(self, tosa_spec: TosaSpecification | str):
+        if isinstance(tosa_spec, str):
+            tosa_spec = TosaSpecification.from_string(tosa_spec)
+        object.__setattr__(self, "tosa_spec", tosa_spec)
+
+    @property
+    def target(self) -> str:
+        return "tosa"
+
+    def to_list(self) -> list[CompileSpec]:
+        return [CompileSpec("tosa_spec", str(self.tosa_spec).encode())]
+
+    @classmethod
+    def from_list(cls, specs: list[CompileSpec]) -> TosaCompileSpec:
+        return cls(_spec_dict(specs)["tosa_spec"])
+
+
+@dataclasses.dataclass(frozen=True)
+class EthosUCompileSpec:
+    """Lower to TOSA, then compile with Vela for an Ethos-U (delegate id ``EthosUBackend``).
+
+    Args:
+        target: a Vela accelerator configuration, e.g. ``"ethos-u55-128"``.
+        system_config: a system configuration name from Vela's ini file; defaults by NPU family.
+        memory_mode: a memory mode name from Vela's ini file; defaults by NPU family.
+        extra_flags: further Vela command-line flags, e.g. ``["--optimise=Size"]``.
+        config_ini: Vela ini file; ``None`` means the one shipped in the Vela wheel (Arm/vela.ini).
+    """
+
+    target: str
+    system_config: str
+    memory_mode: str
+    extra_flags: tuple[str, ...] = ()
+    config_ini: str | None = None
+
+    backend_id: ClassVar[str] = "EthosUBackend"
+
+    def __init__(
+        self,
+        target: str,
+        system_config: str | None = None,
+        memory_mode: str | None = None,
+        extra_flags: list[str] | tuple[str, ...] | None = None,
+        config_ini: str | None = None,
+    ):
+        if target not in ETHOS_U_TARGETS:
+            raise ValueError(f"unknown Ethos-U target {target!r}; choose one of {', '.join(ETHOS_U_TARGETS)}")
+        default_config, default_mode = _DEFAULT_MEMORY_SYSTEM[self.family_of(target)]
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "system_config", system_config or default_config)
+        object.__setattr__(self, "memory_mode", memory_mode or default_mode)
+        object.__setattr__(self, "extra_flags", tuple(extra_flags or ()))
+        object.__setattr__(self, "config_ini", config_ini)
+
+    @staticmethod
+    def family_of(target: str) -> str:
+        """``"ethos-u55-128"`` -> ``"ethos-u55"``."""
+        return target.rsplit("-", 1)[0]
+
+    @property
+    def family(self) -> str:
+        return self.family_of(self.target)
+
+    @property
+    def macs(self) -> int:
+        return int(self.target.rsplit("-", 1)[1])
+
+    @property
+    def tosa_spec(self) -> TosaSpecification:
+        # U55 and U65 share one NPU architecture; U85 runs the full TOSA PRO-INT baseline.
+        extensions = {"int16"} | ({"u55"} if self.family in ("ethos-u55", "ethos-u65") else set())
+        return TosaSpecification(profile="INT", extensions=frozenset(extensions))
+
+    def vela_flags(self) -> list[str]:
+        """Vela command-line flags, without input and output paths."""
+        flags = [
+            f"--accelerator-config={self.target}",
+            f"--system-config={self.system_config}",
+            f"--memory-mode={self.memory_mode}",
+        ]
+        if self.config_ini is not None:
+            flags.append(f"--config={self.config_ini}")
+        return flags + list(self.extra_flags)
+
+    def to_list(self) -> list[CompileSpec]:
+        specs = {
+            "target": self.target,
+            "system_config": self.system_config,
+            "memory_mode": self.memory_mode,
+            "extra_flags": " ".join(self.extra_flags),
+            "tosa_spec": str(self.tosa_spec),
+        }
+        if self.config_ini is not None:
+            specs["config_ini"] = self.config_ini
+        return [CompileSpec(key, value.encode()) for key, value in specs.items()]
+
+    @classmethod
+    def from_list(cls, specs: list[CompileSpec]) -> EthosUCompileSpec:
+        values = _spec_dict(specs)
+        return cls(
+            target=values["target"],
+            system_config=values["system_config"],
+            memory_mode=values["memory_mode"],
+            extra_flags=values["extra_flags"].split() if values.get("extra_flags") else None,
+            config_ini=values.get("config_ini"),
+        )
+
+
+ArmCompileSpec = TosaCompileSpec | EthosUCompileSpec
+
+
+def _spec_dict(specs: list[CompileSpec]) -> dict[str, str]:
+    return {spec.key: bytes(spec.value).decode() for spec in specs}
