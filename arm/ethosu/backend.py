@@ -1,0 +1,29 @@
+"""The ``EthosUBackend`` delegate: TOSA lowering followed by Vela.
+
+The class name is the delegate id the ExecuTorch runtime looks up, so it must stay ``EthosUBackend``.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from torch.export.exported_program import ExportedProgram
+
+from arm.artifacts import report_tosa, report_vela
+from arm.compile_spec import EthosUCompileSpec
+from arm.ethosu.vela import compile_tosa
+from arm.tosa.lowering import lower_to_tosa
+
+
+@final
+class EthosUBackend(BackendDetails):
+    @staticmethod
+    def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
+        spec = EthosUCompileSpec.from_list(compile_specs)
+        tosa = lower_to_tosa(edge_program, spec.tosa_spec)
+        report_tosa(tosa)
+        vela = compile_tosa(tosa.flatbuffer, spec)
+        report_vela(vela)
+        return PreprocessResult(processed_bytes=vela.bin_stream)

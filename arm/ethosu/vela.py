@@ -1,0 +1,134 @@
+"""Compile a TOSA flatbuffer for an Ethos-U with Vela, in process.
+
+Vela is a command-line program that works on files, so each compilation gets a private temporary
+directory that is removed afterwards. The TOSA file always has the same name because Vela writes it
+into the summary CSV; that keeps the CSV independent of where and when it was made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import logging
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from ethosu.vela import vela
+from ethosu.vela.errors import VelaError
+
+from arm.artifacts import VelaArtifact
+from arm.compile_spec import EthosUCompileSpec
+from arm.ethosu.bin_stream import IO_RANK, IoTensor, VelaBinStream, write_bin_stream
+
+logger = logging.getLogger(__name__)
+
+_NETWORK_NAME = "model"
+# The ini file shipped in the Vela wheel, named relative to Vela's config_files folder.
+_DEFAULT_CONFIG_INI = "Arm/vela.ini"
+# With --show-cpu-operations Vela lists each operator as "   CPU: <op> = <name> (outputs [...])".
+_CPU_OPERATOR_LINE = re.compile(r"^\s+CPU: (?P<op>.+)$", re.MULTILINE)
+_LOG_TAIL_LINES = 20
+
+
+class VelaCompileError(RuntimeError):
+    """Vela rejected a TOSA graph, or left part of it to the CPU, for a given Ethos-U target."""
+
+
+def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifact:
+    """Runs Vela on one TOSA graph and packs its output into the bin stream a .pte delegate holds.
+
+    Raises:
+        VelaCompileError: Vela failed, or it could not place every operator on the NPU.
+    """
+    with tempfile.TemporaryDirectory(prefix="arm-vela-") as workdir:
+        tosa_path = Path(workdir) / f"{_NETWORK_NAME}.tosa"
+        tosa_path.write_bytes(tosa_flatbuffer)
+        output_dir = Path(workdir) / "out"
+        log = _run_vela(_vela_arguments(spec, tosa_path, output_dir), spec.target)
+        bin_stream = _read_raw_output(output_dir / f"{_NETWORK_NAME}_vela.npz")
+        summary_csv = (output_dir / f"{_NETWORK_NAME}_summary_{spec.system_config}.csv").read_text()
+
+    cpu_ops = tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(log))
+    if cpu_ops:
+        raise VelaCompileError(
+            f"Vela left {len(cpu_ops)} operator(s) on the CPU for {spec.target}: {'; '.join(cpu_ops)}. "
+            "An Ethos-U partition must run entirely on the NPU, so the partitioner should not have "
+            "delegated these operators: tighten their support rule in arm/ops/ for this target."
+        )
+    total_cycles, npu_cycles = _cycles(summary_csv)
+    return VelaArtifact(
+        bin_stream=write_bin_stream(bin_stream),
+        summary_csv=summary_csv,
+        total_cycles=total_cycles,
+        npu_cycles=npu_cycles,
+        cpu_ops=cpu_ops,
+        log=log,
+    )
+
+
+def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) -> list[str]:
+    flags = spec.vela_flags()
+    if spec.config_ini is None:
+        flags.append(f"--config={_DEFAULT_CONFIG_INI}")
+    return [*flags, "--output-format=raw", "--show-cpu-operations", f"--output-dir={output_dir}", str(tosa_path)]
+
+
+def _run_vela(arguments: list[str], target: str) -> str:
+    """Runs Vela's main with its console output captured; returns that output."""
+    captured = io.StringIO()
+    recursion_limit = sys.getrecursionlimit()  # Vela lowers it globally
+    try:
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            status = vela.main(arguments)
+    except VelaError as error:
+        raise VelaCompileError(_failure_message(target, error.data, captured.getvalue())) from None
+    except (RuntimeError, ValueError) as error:  # regor reports rejected graphs as RuntimeError
+        raise VelaCompileError(_failure_message(target, str(error), captured.getvalue())) from error
+    except SystemExit:  # Vela's argument parser exits on flags it does not accept, after printing why
+        *_, reason = captured.getvalue().strip().splitlines() or ["Vela rejected its arguments"]
+        raise VelaCompileError(_failure_message(target, reason, "")) from None
+    finally:
+        sys.setrecursionlimit(recursion_limit)
+    log = captured.getvalue()
+    logger.debug("Vela output for %s:\n%s", target, log)
+    if status != 0:
+        raise VelaCompileError(_failure_message(target, f"exit status {status}", log))
+    return log
+
+
+def _failure_message(target: str, reason: str, log: str) -> str:
+    message = f"Vela failed to compile the TOSA graph for {target}: {reason.strip()}"
+    if tail := log.strip().splitlines()[-_LOG_TAIL_LINES:]:
+        message += "\nLast lines of Vela's output:\n" + "\n".join(tail)
+    return message
+
+
+def _read_raw_output(npz_path: Path) -> VelaBinStream:
+    # allow_pickle stays off: the quantization entries in the file are object arrays we do not need.
+    with np.load(npz_path, allow_pickle=False) as raw:
+        return VelaBinStream(
+            cmd_data=raw["cmd_data"].tobytes(),
+            weight_data=raw["weight_data"].tobytes(),
+            scratch_size=int(raw["scratch_size"]),
+            inputs=_io_tensors(raw, "input"),
+            outputs=_io_tensors(raw, "output"),
+        )
+
+
+def _io_tensors(raw: np.lib.npyio.NpzFile, prefix: str) -> tuple[IoTensor, ...]:
+    shapes = np.asarray(raw[f"{prefix}_shape"]).reshape(-1, IO_RANK)
+    return tuple(
+        IoTensor(tuple(int(d) for d in shape), int(elem_size), int(offset), int(region))
+        for shape, elem_size, offset, region in zip(
+            shapes, raw[f"{prefix}_elem_size"], raw[f"{prefix}_offset"], raw[f"{prefix}_region"], strict=True
+        )
+    )
+
+
+def _cycles(summary_csv: str) -> tuple[int, int]:
+    (row,) = csv.DictReader(io.StringIO(summary_csv))
+    return int(float(row["cycles_total"])), int(float(row["cycles_npu"]))

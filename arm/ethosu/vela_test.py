@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+import tosa_serializer as ts
+
+from arm.compile_spec import EthosUCompileSpec
+from arm.ethosu.bin_stream import IoTensor, parse_bin_stream
+from arm.ethosu.vela import VelaCompileError, compile_tosa
+
+
+def _clamp_graph(shape: list[int]) -> bytes:
+    graph = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+    graph.addInputTensor(ts.TosaSerializerTensor("x", shape, ts.DType.INT8))
+    out = graph.addIntermediate(shape, ts.DType.INT8)
+    attr = ts.TosaSerializerAttribute()
+    attr.ClampAttribute(list(np.int8(-10).tobytes()), list(np.int8(20).tobytes()), ts.NanPropagationMode.PROPAGATE)
+    graph.addOperator(ts.Op.CLAMP, ["x"], [out.name], attr)
+    graph.addOutputTensor(out)
+    return graph.serialize()
+
+
+def _gather_graph() -> bytes:
+    graph = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+    graph.addInputTensor(ts.TosaSerializerTensor("values", [1, 10, 4], ts.DType.INT8))
+    graph.addInputTensor(ts.TosaSerializerTensor("indices", [1, 3], ts.DType.INT32))
+    out = graph.addIntermediate([1, 3, 4], ts.DType.INT8)
+    attr = ts.TosaSerializerAttribute()
+    attr.GatherAttribute()
+    graph.addOperator(ts.Op.GATHER, ["values", "indices"], [out.name], attr)
+    graph.addOutputTensor(out)
+    return graph.serialize()
+
+
+@pytest.mark.parametrize("target", ["ethos-u55-128", "ethos-u85-256"])
+def test_compiles_to_bin_stream(target):
+    artifact = compile_tosa(_clamp_graph([1, 8, 8, 16]), EthosUCompileSpec(target))
+    stream = parse_bin_stream(artifact.bin_stream)
+    assert stream.cmd_data.startswith(b"COP1")
+    assert stream.inputs == (IoTensor((1, 1, 1, 8, 8, 16), 1, stream.inputs[0].offset, stream.inputs[0].region),)
+    assert len(stream.outputs) == 1
+    assert artifact.cpu_ops == ()
+    assert 0 < artifact.npu_cycles <= artifact.total_cycles
+    assert artifact.summary_csv.splitlines()[1].startswith("default,model,")
+    assert "NPU operators = 1" in artifact.log
+
+
+def test_is_deterministic():
+    spec = EthosUCompileSpec("ethos-u55-128")
+    first, second = (compile_tosa(_clamp_graph([1, 4, 4, 8]), spec) for _ in range(2))
+    assert (first.bin_stream, first.summary_csv) == (second.bin_stream, second.summary_csv)
+
+
+def test_operator_left_on_cpu_raises():
+    with pytest.raises(VelaCompileError, match=r"left 1 operator\(s\) on the CPU for ethos-u85-256: Gather"):
+        compile_tosa(_gather_graph(), EthosUCompileSpec("ethos-u85-256"))
+
+
+def test_unsupported_operator_raises_naming_target():
+    with pytest.raises(VelaCompileError, match=r"ethos-u55-128: .*Gather"):
+        compile_tosa(_gather_graph(), EthosUCompileSpec("ethos-u55-128"))
+
+
+def test_bad_flag_raises_with_vela_reason():
+    spec = EthosUCompileSpec("ethos-u55-128", extra_flags=["--no-such-flag"])
+    with pytest.raises(VelaCompileError, match="unrecognized arguments: --no-such-flag"):
+        compile_tosa(_clamp_graph([1, 4, 4, 8]), spec)
+
+
+def test_bad_system_config_raises():
+    spec = EthosUCompileSpec("ethos-u55-128", system_config="No_Such_System")
+    with pytest.raises(VelaCompileError, match="No_Such_System"):
+        compile_tosa(_clamp_graph([1, 4, 4, 8]), spec)
