@@ -1,0 +1,106 @@
+"""arm_pte: lowers a PyTorch model to an ExecuTorch .pte for an Arm target, as one cached Bazel action."""
+
+ArmPteInfo = provider(
+    doc = "What an arm_pte target produced.",
+    fields = {
+        "pte": "The .pte program.",
+        "tosa": "The TOSA flatbuffer of the delegated partition.",
+        "vela_summary": "Vela's summary CSV (Ethos-U targets), or None.",
+        "target": "The target name, e.g. 'ethos-u55-128'.",
+    },
+)
+
+def _is_ethos_u(target):
+    return target.startswith("ethos-u")
+
+def _arm_pte_impl(ctx):
+    pte = ctx.actions.declare_file(ctx.label.name + ".pte")
+    tosa = ctx.actions.declare_file(ctx.label.name + ".tosa")
+    outputs = [pte, tosa]
+
+    args = ctx.actions.args()
+    args.add("--model", ctx.attr.factory)
+    args.add("--target", ctx.attr.target)
+    args.add("--output", pte)
+    args.add("--tosa-output", tosa)
+    args.add("--calibration-samples", ctx.attr.calibration_samples)
+    if not ctx.attr.quantize:
+        args.add("--no-quantize")
+
+    vela_summary = None
+    if _is_ethos_u(ctx.attr.target):
+        vela_summary = ctx.actions.declare_file(ctx.label.name + "_vela_summary.csv")
+        outputs.append(vela_summary)
+        args.add("--vela-summary-output", vela_summary)
+        if ctx.attr.system_config:
+            args.add("--system-config", ctx.attr.system_config)
+        if ctx.attr.memory_mode:
+            args.add("--memory-mode", ctx.attr.memory_mode)
+        args.add_all(ctx.attr.vela_flags, before_each = "--vela-flag")
+    elif ctx.attr.system_config or ctx.attr.memory_mode or ctx.attr.vela_flags:
+        fail("{}: system_config, memory_mode and vela_flags apply to ethos-u targets only, not {}".format(
+            ctx.label,
+            ctx.attr.target,
+        ))
+
+    ctx.actions.run(
+        executable = ctx.executable._compiler,
+        arguments = [args],
+        # The model's sources sit at their workspace paths in the execroot; the compiler imports the
+        # factory from there.
+        inputs = ctx.attr.model[PyInfo].transitive_sources,
+        outputs = outputs,
+        env = {"PYTHONPATH": "."},
+        mnemonic = "ArmPte",
+        progress_message = "Lowering {} for {}".format(ctx.attr.factory, ctx.attr.target),
+    )
+
+    return [
+        DefaultInfo(files = depset([pte]), runfiles = ctx.runfiles(files = outputs)),
+        OutputGroupInfo(
+            tosa = depset([tosa]),
+            vela_summary = depset([vela_summary] if vela_summary else []),
+        ),
+        ArmPteInfo(pte = pte, tosa = tosa, vela_summary = vela_summary, target = ctx.attr.target),
+    ]
+
+arm_pte = rule(
+    implementation = _arm_pte_impl,
+    doc = """Lowers a model to `<name>.pte` (plus `<name>.tosa` and, for Ethos-U, `<name>_vela_summary.csv`).
+
+The lowering (export, quantization, partitioning, TOSA, Vela, serialization) runs as one sandboxed action,
+so an unchanged model is never lowered twice and the result can come from a remote cache.
+""",
+    attrs = {
+        "model": attr.label(
+            mandatory = True,
+            providers = [PyInfo],
+            doc = "py_library holding the model's module and its factory function.",
+        ),
+        "factory": attr.string(
+            mandatory = True,
+            doc = "`package.module:function` returning an arm.model_spec.ModelSpec (module, example and " +
+                  "calibration inputs).",
+        ),
+        "target": attr.string(
+            mandatory = True,
+            doc = "`tosa-INT`, `tosa-FP`, or a Vela accelerator config such as `ethos-u55-128`, `ethos-u85-256`.",
+        ),
+        "quantize": attr.bool(
+            default = True,
+            doc = "Quantize to int8 with the target's quantizer (required for Ethos-U).",
+        ),
+        "calibration_samples": attr.int(
+            default = 16,
+            doc = "How many of the model's calibration inputs to observe.",
+        ),
+        "system_config": attr.string(doc = "Vela system config name (Ethos-U only); default by NPU family."),
+        "memory_mode": attr.string(doc = "Vela memory mode name (Ethos-U only); default by NPU family."),
+        "vela_flags": attr.string_list(doc = "Extra Vela flags (Ethos-U only), e.g. [\"--optimise=Size\"]."),
+        "_compiler": attr.label(
+            default = "//arm:compile",
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+)
