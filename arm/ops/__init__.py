@@ -1,0 +1,1 @@
+"""One module per lowered operator: its support rule, quantization annotation, TOSA lowering and test cases."""

@@ -1,0 +1,54 @@
+"""aten.add.Tensor -> TOSA ADD (INT: both operands rescaled onto one int32 grid)."""
+
+from __future__ import annotations
+
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.elementwise import annotate_binary, binary_support, lower_add_sub
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    return lower_add_sub(node, ctx, ts.Op.ADD, ts.TosaSerializerAttribute.AddAttribute)
+
+
+def add_tensors(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x + y
+
+
+def add_scalar(x: torch.Tensor) -> torch.Tensor:
+    return x + 1.5
+
+
+def add_to_itself(x: torch.Tensor) -> torch.Tensor:
+    return x + x
+
+
+def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.relu(x + y)
+
+
+TEST_CASES = {
+    "tensor": OpTestCase(FunctionModule(add_tensors), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
+    "broadcast": OpTestCase(FunctionModule(add_tensors), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 16))),
+    "broadcast_rank": OpTestCase(FunctionModule(add_tensors), random_inputs(2, (2, 12, 32), (32,))),
+    "scalar": OpTestCase(FunctionModule(add_scalar), random_inputs(3, (1, 4, 8, 8))),
+    "same_input": OpTestCase(FunctionModule(add_to_itself), random_inputs(4, (3, 40))),
+    "relu_fused": OpTestCase(FunctionModule(add_relu), random_inputs(5, (1, 16, 8, 8), (1, 16, 8, 8))),
+}
+
+OP = ArmOp(
+    name="add",
+    edge_targets=(exir_ops.edge.aten.add.Tensor,),
+    aten_targets=(torch.ops.aten.add.Tensor,),
+    support=binary_support,
+    annotate=annotate_binary,
+    lower=lower,
+    test_cases=TEST_CASES,
+)

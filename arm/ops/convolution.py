@@ -1,0 +1,111 @@
+"""The TOSA CONV2D / DEPTHWISE_CONV2D emitter shared by conv2d and linear (a 1x1 convolution).
+
+Callers hand over an NHWC input and the PyTorch weight node; this module chooses the weight layout,
+quantizes the bias onto the accumulator grid (INT) and rescales the int32 accumulator to int8.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import tosa_serializer as ts
+from torch.fx import Node
+
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+from arm.tosa.rescale import from_int32
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvGeometry:
+    """Window parameters in TOSA order: pad is (top, bottom, left, right), stride/dilation are (y, x)."""
+
+    stride: tuple[int, int] = (1, 1)
+    pad: tuple[int, int, int, int] = (0, 0, 0, 0)
+    dilation: tuple[int, int] = (1, 1)
+    depthwise: bool = False
+
+
+def emit_convolution(
+    ctx: LoweringContext,
+    node: Node,
+    *,
+    name: str,
+    input_nhwc: TosaValue,
+    weight: Node,
+    bias: Node | None,
+    geometry: ConvGeometry,
+    output_shape_nhwc: tuple[int, ...],
+) -> TosaValue:
+    """Emits the convolution of ``input_nhwc`` with PyTorch-layout weights ([O, I/groups, KH, KW]).
+
+    Returns the NHWC result named ``name``: float32 for FP, int8 on ``node``'s output grid for INT.
+    """
+    out_channels = output_shape_nhwc[-1]
+    if ctx.spec.is_fp:
+        weights = ctx.real_constant(weight)
+        biases = ctx.real_constant(bias) if bias is not None else np.zeros(out_channels, np.float32)
+        zero_point = np.float32(0.0)
+        accumulator = np.dtype(np.float32)
+        output_name = name
+    else:
+        weights, weight_qparams = ctx.quantized_constant(weight)
+        input_scale = input_nhwc.qparams.scale
+        weight_scales = np.broadcast_to(np.array(weight_qparams.scales, np.float64), (out_channels,))
+        accumulator_scales = input_scale * weight_scales
+        biases = _quantized_bias(ctx, bias, accumulator_scales)
+        zero_point = np.int8(input_nhwc.qparams.zero_point)
+        accumulator = np.dtype(np.int32)
+        output_name = f"{name}_int32"
+
+    operands = [
+        input_nhwc,
+        ctx.graph.add_const(f"{name}_weight", _tosa_weight_layout(weights, geometry.depthwise, input_nhwc.shape[-1])),
+        ctx.graph.add_const(f"{name}_bias", biases.astype(accumulator)),
+        ctx.graph.add_scalar_const(f"{name}_input_zp", zero_point, input_nhwc.dtype),
+        # Weights are symmetric: their zero point is always 0.
+        ctx.graph.add_scalar_const(f"{name}_weight_zp", 0, weights.dtype),
+    ]
+    output = ctx.graph.add_tensor(output_name, output_shape_nhwc, accumulator)
+    attribute = ts.TosaSerializerAttribute()
+    set_attribute = attribute.DepthwiseConv2dAttribute if geometry.depthwise else attribute.Conv2dAttribute
+    set_attribute(
+        pad=list(geometry.pad),
+        stride=list(geometry.stride),
+        dilation=list(geometry.dilation),
+        local_bound=False,
+        acc_type=ts.DType.INT32 if ctx.spec.is_int else ts.DType.FP32,
+    )
+    ctx.graph.add_op(ts.Op.DEPTHWISE_CONV2D if geometry.depthwise else ts.Op.CONV2D, operands, [output], attribute)
+    if ctx.spec.is_fp:
+        return output
+    per_tensor = np.all(accumulator_scales == accumulator_scales[0])
+    return from_int32(
+        ctx.graph,
+        output,
+        name=name,
+        accumulator_scales=accumulator_scales[:1] if per_tensor else accumulator_scales,
+        output=ctx.output_qparams(node),
+    )
+
+
+def _tosa_weight_layout(weights: np.ndarray, depthwise: bool, in_channels: int) -> np.ndarray:
+    """PyTorch [O, I, KH, KW] (or linear's [O, I]) -> TOSA CONV2D [O, KH, KW, I], or DEPTHWISE_CONV2D [KH, KW, C, M]."""
+    if weights.ndim == 2:
+        weights = weights[:, :, None, None]
+    if not depthwise:
+        return np.ascontiguousarray(weights.transpose(0, 2, 3, 1))
+    _, _, kernel_h, kernel_w = weights.shape
+    # Depthwise weights are [C*M, 1, KH, KW]; output channel c*M + m splits row-major into (c, m).
+    hwo = weights.reshape(-1, kernel_h, kernel_w).transpose(1, 2, 0)
+    return np.ascontiguousarray(hwo.reshape(kernel_h, kernel_w, in_channels, -1))
+
+
+def _quantized_bias(ctx: LoweringContext, bias: Node | None, accumulator_scales: np.ndarray) -> np.ndarray:
+    """The bias on the int32 accumulator grid (input scale * weight scale), whatever grid it came on."""
+    if bias is None:
+        return np.zeros(len(accumulator_scales), np.int32)
+    real = ctx.real_constant(bias).astype(np.float64)
+    limit = np.iinfo(np.int32)
+    return np.clip(np.round(real / accumulator_scales), limit.min, limit.max).astype(np.int32)

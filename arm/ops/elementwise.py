@@ -1,0 +1,80 @@
+"""Shared pieces of the binary elementwise ops (add, sub, mul): support, annotation, operands."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import tosa_serializer as ts
+from torch.fx import Node
+
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason, tensor_args
+from arm.quantizer.annotation import annotate_with_fused_activation
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue
+from arm.tosa.rescale import ADD_SUB_LEFT_SHIFT, from_int32, to_int32
+from arm.tosa.specification import TosaSpecification
+
+# An unbound attribute setter of tosa_serializer, e.g. ``ts.TosaSerializerAttribute.AddAttribute``.
+AttributeSetter = Callable[[ts.TosaSerializerAttribute], None]
+
+# TOSA 1.0 elementwise operators take tensors up to rank 6 (level 8K); Vela's NPU kernels stop at 4.
+MAX_RANK = 4
+
+
+def binary_support(node: Node, spec: TosaSpecification) -> str | None:
+    alpha = node.kwargs.get("alpha", 1)
+    return first_reason(
+        profile_reason(node, spec),
+        None if alpha == 1 else f"{describe(node)}: alpha={alpha} is not supported; scale the operand instead",
+        None if len(tensor_args(node)) == 2 else f"{describe(node)}: expected two tensor operands",
+        rank_reason(node, shape_of(node), MAX_RANK),
+    )
+
+
+def annotate_binary(node: Node, config: QuantizationConfig) -> None:
+    inputs = {arg: config.activation for arg in tensor_args(node)}
+    annotate_with_fused_activation(node, inputs, config.activation)
+
+
+def operands(node: Node, ctx: LoweringContext) -> tuple[TosaValue, TosaValue]:
+    """Both operands at the output's rank (TOSA broadcasts only between equal ranks)."""
+    rank = len(shape_of(node))
+    read = ctx.quantized_value if ctx.spec.is_int else ctx.value
+    lhs, rhs = (read(arg, rank=rank) for arg in node.args[:2])
+    return lhs, rhs
+
+
+def emit(
+    ctx: LoweringContext,
+    op: ts.Op,
+    set_attribute: AttributeSetter,
+    inputs: list[TosaValue | str],
+    *,
+    name: str,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+) -> TosaValue:
+    output = ctx.graph.add_tensor(name, shape, dtype)
+    attribute = ts.TosaSerializerAttribute()
+    set_attribute(attribute)
+    ctx.graph.add_op(op, inputs, [output], attribute)
+    return output
+
+
+def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: AttributeSetter) -> TosaValue:
+    """ADD/SUB; in the INT profile both int8 operands move to one int32 grid, the result back to int8."""
+    lhs, rhs = operands(node, ctx)
+    shape = shape_of(node)
+    if ctx.spec.is_fp:
+        return emit(ctx, op, set_attribute, [lhs, rhs], name=node.name, shape=shape, dtype=lhs.dtype)
+    # The int32 grid is 2**-20 of twice the larger input step: exact for both inputs, no overflow.
+    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << ADD_SUB_LEFT_SHIFT)
+    lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=lhs.qparams.scale / common_scale)
+    rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=rhs.qparams.scale / common_scale)
+    int32 = np.dtype(np.int32)
+    result32 = emit(ctx, op, set_attribute, [lhs32, rhs32], name=f"{node.name}_int32", shape=shape, dtype=int32)
+    return from_int32(
+        ctx.graph, result32, name=node.name, accumulator_scales=[common_scale], output=ctx.output_qparams(node)
+    )

@@ -1,0 +1,94 @@
+"""aten.linear -> RESHAPE to [1, rows, 1, K], a 1x1 CONV2D, RESHAPE back.
+
+TOSA 1.0 has no fully-connected operator. A 1x1 convolution keeps the int32 bias and per-channel
+weight scales that MATMUL lacks, and needs no layout change: a [1, rows, 1, K] tensor is NHWC.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.convolution import ConvGeometry, emit_convolution
+from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe, profile_reason
+from arm.quantizer.annotation import annotate_with_fused_activation
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.specification import TosaSpecification
+
+
+def _bias(node: Node) -> Node | None:
+    return node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x, weight = node.args[:2]
+    if len(shape_of(weight)) != 2:
+        return f"{describe(node)}: weight shape {shape_of(weight)} is not [out_features, in_features]"
+    bias = _bias(node)
+    return profile_reason(node, spec, [x, weight] + ([bias] if bias is not None else []))
+
+
+def annotate_linear(node: Node, config: QuantizationConfig) -> None:
+    x, weight = node.args[:2]
+    inputs = {x: config.activation, weight: config.weight}
+    bias = _bias(node)
+    if isinstance(bias, Node):
+        inputs[bias] = config.bias(node, x, weight)
+    annotate_with_fused_activation(node, inputs, config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    x, weight = node.args[:2]
+    in_features = shape_of(x)[-1]
+    out_shape = shape_of(node)
+    rows = math.prod(out_shape[:-1])
+    rows_nhwc = reshape(ctx.graph, ctx.value(x), (1, rows, 1, in_features), name=f"{node.name}_rows")
+    output = emit_convolution(
+        ctx,
+        node,
+        name=f"{node.name}_nhwc",
+        input_nhwc=rows_nhwc,
+        weight=weight,
+        bias=_bias(node),
+        geometry=ConvGeometry(),
+        output_shape_nhwc=(1, rows, 1, out_shape[-1]),
+    )
+    return reshape(ctx.graph, output, out_shape, name=node.name)
+
+
+class _Linear(torch.nn.Module):
+    def __init__(self, *args: object, relu: bool = False, **kwargs: object):
+        super().__init__()
+        self.linear = torch.nn.Linear(*args, **kwargs)
+        self.relu = relu
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.linear(x)
+        return torch.relu(y) if self.relu else y
+
+
+TEST_CASES = {
+    "vector": OpTestCase(seeded(0, _Linear, 64, 32), random_inputs(0, (1, 64))),
+    "batch": OpTestCase(seeded(1, _Linear, 48, 96), random_inputs(1, (8, 48))),
+    "rank3": OpTestCase(seeded(2, _Linear, 32, 16), random_inputs(2, (2, 10, 32))),
+    "bias_free": OpTestCase(seeded(3, _Linear, 40, 24, bias=False), random_inputs(3, (4, 40))),
+    "relu_fused": OpTestCase(seeded(4, _Linear, 64, 64, relu=True), random_inputs(4, (3, 64))),
+}
+
+OP = ArmOp(
+    name="linear",
+    edge_targets=(exir_ops.edge.aten.linear.default,),
+    aten_targets=(torch.ops.aten.linear.default,),
+    support=support,
+    annotate=annotate_linear,
+    lower=lower,
+    test_cases=TEST_CASES,
+    keep_in_edge=(torch.ops.aten.linear.default,),
+)

@@ -1,0 +1,67 @@
+"""aten.mul.Tensor -> TOSA MUL (INT: zero points removed on an int32 grid, product rescaled to int8)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.elementwise import annotate_binary, binary_support, emit, operands
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue
+from arm.tosa.rescale import from_int32, to_int32
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    lhs, rhs = operands(node, ctx)
+    shape = shape_of(node)
+    set_attribute = ts.TosaSerializerAttribute.MulAttribute
+    if ctx.spec.is_fp:
+        shift = ctx.graph.add_scalar_const(f"{node.name}_shift", 0, np.int8)
+        return emit(ctx, ts.Op.MUL, set_attribute, [lhs, rhs, shift], name=node.name, shape=shape, dtype=lhs.dtype)
+    # MUL has no zero-point inputs: subtract them on the way to int32 (scale 1, so grids keep their step).
+    lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=1.0)
+    rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=1.0)
+    shift = ctx.graph.add_scalar_const(f"{node.name}_shift", 0, np.int8)
+    product = emit(
+        ctx, ts.Op.MUL, set_attribute, [lhs32, rhs32, shift], name=f"{node.name}_int32", shape=shape, dtype=np.int32
+    )
+    product_scale = lhs.qparams.scale * rhs.qparams.scale
+    return from_int32(
+        ctx.graph, product, name=node.name, accumulator_scales=[product_scale], output=ctx.output_qparams(node)
+    )
+
+
+def multiply(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x * y
+
+
+def multiply_scalar(x: torch.Tensor) -> torch.Tensor:
+    return x * 0.5
+
+
+def square(x: torch.Tensor) -> torch.Tensor:
+    return x * x
+
+
+TEST_CASES = {
+    "tensor": OpTestCase(FunctionModule(multiply), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
+    "broadcast": OpTestCase(FunctionModule(multiply), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 1))),
+    "broadcast_rank": OpTestCase(FunctionModule(multiply), random_inputs(2, (3, 5, 32), (32,))),
+    "scalar": OpTestCase(FunctionModule(multiply_scalar), random_inputs(3, (1, 4, 8, 8))),
+    "square": OpTestCase(FunctionModule(square), random_inputs(4, (2, 50))),
+}
+
+OP = ArmOp(
+    name="mul",
+    edge_targets=(exir_ops.edge.aten.mul.Tensor,),
+    aten_targets=(torch.ops.aten.mul.Tensor,),
+    support=binary_support,
+    annotate=annotate_binary,
+    lower=lower,
+    test_cases=TEST_CASES,
+)

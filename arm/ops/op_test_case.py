@@ -1,0 +1,50 @@
+"""A named, runnable example of one operator, shared by the op's own module and the test harness."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import torch
+
+
+@dataclasses.dataclass(frozen=True)
+class OpTestCase:
+    """``module(*inputs)`` exercises the op; ``calibration`` holds extra input tuples for INT observers.
+
+    The inputs themselves are always part of calibration, so an empty list is fine.
+    """
+
+    module: torch.nn.Module
+    inputs: tuple[torch.Tensor, ...]
+    calibration: list[tuple[torch.Tensor, ...]] = dataclasses.field(default_factory=list)
+
+    def calibration_inputs(self) -> list[tuple[torch.Tensor, ...]]:
+        return [self.inputs, *self.calibration]
+
+
+def random_inputs(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    """Deterministic normal-distributed inputs, so every run of a case sees the same numbers."""
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(shape, generator=generator) for shape in shapes)
+
+
+def seeded(seed: int, build: type[torch.nn.Module], *args: object, **kwargs: object) -> torch.nn.Module:
+    """Builds ``build(*args, **kwargs)`` in eval mode with parameters drawn from ``seed``."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        return build(*args, **kwargs).eval()
+
+
+class FunctionModule(torch.nn.Module):
+    """Wraps a plain tensor function so a parameter-free case needs no class of its own."""
+
+    def __init__(self, function: Callable[..., torch.Tensor]):
+        super().__init__()
+        self.function = function
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        return self.function(*inputs)
+
+    def extra_repr(self) -> str:
+        return self.function.__name__

@@ -1,0 +1,49 @@
+"""aten.sub.Tensor -> TOSA SUB (INT: both operands rescaled onto one int32 grid)."""
+
+from __future__ import annotations
+
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.elementwise import annotate_binary, binary_support, lower_add_sub
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    return lower_add_sub(node, ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute)
+
+
+def subtract(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x - y
+
+
+def subtract_scalar(x: torch.Tensor) -> torch.Tensor:
+    return x - 0.75
+
+
+def scalar_minus(x: torch.Tensor) -> torch.Tensor:
+    return 2.0 - x
+
+
+TEST_CASES = {
+    "tensor": OpTestCase(FunctionModule(subtract), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
+    "broadcast": OpTestCase(FunctionModule(subtract), random_inputs(1, (1, 8, 16, 16), (1, 1, 16, 16))),
+    "broadcast_rank": OpTestCase(FunctionModule(subtract), random_inputs(2, (4, 64), (64,))),
+    "scalar": OpTestCase(FunctionModule(subtract_scalar), random_inputs(3, (1, 4, 8, 8))),
+    "scalar_minus": OpTestCase(FunctionModule(scalar_minus), random_inputs(4, (2, 3, 10))),
+}
+
+OP = ArmOp(
+    name="sub",
+    edge_targets=(exir_ops.edge.aten.sub.Tensor,),
+    aten_targets=(torch.ops.aten.sub.Tensor,),
+    support=binary_support,
+    annotate=annotate_binary,
+    lower=lower,
+    test_cases=TEST_CASES,
+)

@@ -1,0 +1,72 @@
+"""Support checks shared by the op modules; each returns None or a reason that names the node."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import torch
+from torch.fx import Node
+
+from arm.ops import registry
+from arm.tosa.quantization import is_dequantize, output_quantize
+from arm.tosa.specification import TosaSpecification
+
+
+def describe(node: Node) -> str:
+    """``node conv (aten.convolution.default)``: how every reason starts."""
+    return f"node {node.name} ({getattr(node.target, '__name__', node.target)})"
+
+
+def tensor_args(node: Node) -> list[Node]:
+    return [arg for arg in node.args if isinstance(arg, Node)]
+
+
+def dtype_of(node: Node) -> torch.dtype | None:
+    value = node.meta.get("val")
+    return value.dtype if isinstance(value, torch.Tensor) else None
+
+
+def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] | None = None) -> str | None:
+    """The profile rule every op shares: float32 tensors for FP, quantized int8 in and out for INT.
+
+    ``inputs`` defaults to all tensor arguments. In the INT profile an input must come through a
+    dequantize (a quantized activation or weight), from an activation-fusing producer, or be a
+    placeholder (constants that to_edge lifted, e.g. scalars, are quantized by the lowering).
+    """
+    inputs = tensor_args(node) if inputs is None else list(inputs)
+    if spec.is_fp:
+        for tensor in [*inputs, node]:
+            if dtype_of(tensor) != torch.float32:
+                return f"{describe(node)}: {tensor.name} is {dtype_of(tensor)}, the {spec} lowering handles float32 only"
+        return None
+    for tensor in inputs:
+        if not (is_dequantize(tensor) or tensor.op == "placeholder" or _fuses_into(tensor, node)):
+            return (
+                f"{describe(node)}: input {tensor.name} is not quantized; {spec} needs int8 inputs "
+                "(quantize the model with the Arm quantizer, or use the FP profile)"
+            )
+    if output_quantize(node, registry.is_fused_activation) is None:
+        return (
+            f"{describe(node)}: output is not quantized; {spec} needs an int8 output "
+            "(quantize the model with the Arm quantizer, or use the FP profile)"
+        )
+    return None
+
+
+def rank_reason(node: Node, shape: tuple[int, ...], max_rank: int) -> str | None:
+    if len(shape) > max_rank:
+        return f"{describe(node)}: rank {len(shape)} exceeds the rank {max_rank} this lowering supports"
+    return None
+
+
+def first_reason(*reasons: str | None) -> str | None:
+    return next((reason for reason in reasons if reason is not None), None)
+
+
+def _fuses_into(producer: Node, activation: Node) -> bool:
+    return (
+        registry.is_fused_activation(activation)
+        and producer.op == "call_function"
+        and list(producer.users) == [activation]
+        and registry.for_edge_node(producer) is not None
+    )

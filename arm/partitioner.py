@@ -1,0 +1,130 @@
+"""Partitioners that hand the nodes the Arm flow can lower to the TOSA or Ethos-U delegate.
+
+A node is delegated when its op module's support rule accepts it and, in the INT profile, the
+partition keeps int8 at its edges: a partition starts at the dequantize of an int8 input and ends at
+the quantize that produces an int8 output, so the first quantize and last dequantize of a model stay
+on the CPU. Every call_function left on the CPU is logged and kept in ``rejected`` with its reason.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Mapping
+
+import torch
+from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
+from executorch.exir.backend.utils import tag_constant_data
+from torch.export import ExportedProgram
+from torch.fx import Graph, Node
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec
+from arm.ops import registry
+from arm.ops.support import describe
+from arm.tosa import backend as _tosa_backend  # noqa: F401  executorch finds backends among loaded subclasses
+from arm.tosa.quantization import is_dequantize, is_quantize
+from arm.tosa.specification import TosaSpecification
+
+logger = logging.getLogger(__name__)
+
+
+class TOSAPartitioner(Partitioner):
+    """Delegates supported subgraphs to ``compile_spec.backend_id`` (``TOSABackend`` for TosaCompileSpec)."""
+
+    def __init__(self, compile_spec: ArmCompileSpec):
+        super().__init__()
+        self.compile_spec = compile_spec
+        self.delegation_spec = DelegationSpec(compile_spec.backend_id, compile_spec.to_list())
+        self.rejected: list[tuple[str, str]] = []
+
+    def ops_to_not_decompose(
+        self, ep: ExportedProgram
+    ) -> tuple[list[torch._ops.OpOverload], Callable[[Node], bool] | None]:
+        # Ops such as linear lower better whole; ones the partitioner then rejects are decomposed anyway.
+        return registry.ops_to_not_decompose(), None
+
+    def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        graph_module = exported_program.graph_module
+        selected, self.rejected = select_nodes(graph_module.graph, self.compile_spec.tosa_spec)
+        for name, reason in self.rejected:
+            logger.info("%s stays on the CPU: %s", name, reason)
+        proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)
+        partition_tags: dict[str, DelegationSpec] = {}
+        for partition in proposer.propose_partitions():
+            if not any(registry.for_edge_node(node) for node in partition.nodes):
+                continue  # only q/dq nodes: nothing for the NPU to compute
+            tag = f"{self.compile_spec.backend_id}_{len(partition_tags)}"
+            for node in partition.nodes:
+                node.meta["delegation_tag"] = tag
+            partition_tags[tag] = self.delegation_spec
+        tag_constant_data(exported_program)
+        return PartitionResult(tagged_exported_program=exported_program, partition_tags=partition_tags)
+
+
+class EthosUPartitioner(TOSAPartitioner):
+    """Delegates to ``EthosUBackend``, which lowers to TOSA and compiles with Vela."""
+
+    def __init__(self, compile_spec: EthosUCompileSpec):
+        super().__init__(compile_spec)
+
+
+def select_nodes(graph: Graph, spec: TosaSpecification) -> tuple[set[Node], list[tuple[str, str]]]:
+    """The call_function nodes to delegate, and (name, reason) for every one left on the CPU."""
+    selected: set[Node] = set()
+    reasons: dict[Node, str] = {}
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        reason = registry.unsupported_reason(node, spec)
+        if reason is None:
+            selected.add(node)
+        else:
+            reasons[node] = reason
+    if spec.is_int:
+        _trim_to_int8_boundaries(selected, reasons)
+    rejected = [(node.name, reasons[node]) for node in graph.nodes if node in reasons]
+    return selected, rejected
+
+
+def _trim_to_int8_boundaries(selected: set[Node], reasons: dict[Node, str]) -> None:
+    """Drops nodes until every edge entering or leaving the selection carries int8."""
+    changed = True
+    while changed:
+        changed = False
+        for node in sorted(selected, key=lambda n: n.name):
+            reason = _boundary_reason(node, selected)
+            if reason is not None:
+                selected.discard(node)
+                reasons[node] = reason
+                changed = True
+
+
+def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
+    where = describe(node)
+    if is_quantize(node):
+        producer = node.args[0]
+        if producer not in selected:
+            return f"{where}: quantizes {producer.name}, which is computed outside the partition (a float input)"
+        return None
+    if is_dequantize(node):
+        outside = [user.name for user in node.users if user not in selected]
+        if outside:
+            return f"{where}: its float result feeds {', '.join(outside)} outside the partition"
+        return None
+    for producer in node.all_input_nodes:
+        if producer.op == "call_function" and producer not in selected:
+            return f"{where}: its input {producer.name} stays on the CPU, so it would receive a float tensor"
+    for user in node.users:
+        if user not in selected:
+            return f"{where}: its int8 result feeds {user.name} outside the partition without a quantize"
+    return None
+
+
+class _InSet(OperatorSupportBase):
+    def __init__(self, nodes: set[Node]):
+        super().__init__()
+        self._nodes = nodes
+
+    def is_node_supported(self, submodules: Mapping[str, torch.nn.Module], node: Node) -> bool:
+        return node in self._nodes

@@ -1,0 +1,6 @@
+"""pt2e quantization for the Arm flow (int8 activations, int8 weights, int32 biases)."""
+
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_quantization_config
+from arm.quantizer.quantizer import EthosUQuantizer, TOSAQuantizer
+
+__all__ = ["EthosUQuantizer", "QuantizationConfig", "TOSAQuantizer", "get_symmetric_quantization_config"]

@@ -1,0 +1,47 @@
+"""Helpers the op modules use to annotate ATen nodes for pt2e; the specs come from a QuantizationConfig."""
+
+from __future__ import annotations
+
+from torch.fx import Node
+from torchao.quantization.pt2e.quantizer import (
+    QuantizationAnnotation,
+    QuantizationSpecBase,
+    SharedQuantizationSpec,
+)
+
+from arm.ops import registry
+
+_ANNOTATION_KEY = "quantization_annotation"
+
+
+def is_annotated(node: Node) -> bool:
+    annotation = node.meta.get(_ANNOTATION_KEY)
+    return annotation is not None and annotation._annotated
+
+
+def annotate(node: Node, inputs: dict[Node, QuantizationSpecBase], output: QuantizationSpecBase | None) -> None:
+    node.meta[_ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=inputs, output_qspec=output, _annotated=True)
+
+
+def annotate_with_fused_activation(
+    node: Node, inputs: dict[Node, QuantizationSpecBase], output: QuantizationSpecBase
+) -> None:
+    """Annotates ``node``; if its only user is a fusable activation (relu), the activation's output
+    carries ``output`` instead, so no quantization step sits between the op and its clamp."""
+    users = list(node.users)
+    if len(users) == 1 and registry.is_fused_activation(users[0]) and not is_annotated(users[0]):
+        annotate(node, inputs, None)
+        annotate(users[0], {}, output)
+    else:
+        annotate(node, inputs, output)
+
+
+def shared_with_input(node: Node, input_node: Node, activation: QuantizationSpecBase) -> None:
+    """Annotates a data-movement op (view, permute) whose output reuses its input's grid."""
+    input_spec = SharedQuantizationSpec(input_node) if _has_output_spec(input_node) else activation
+    annotate(node, {input_node: input_spec}, SharedQuantizationSpec((input_node, node)))
+
+
+def _has_output_spec(node: Node) -> bool:
+    annotation = node.meta.get(_ANNOTATION_KEY)
+    return annotation is not None and annotation.output_qspec is not None

@@ -1,0 +1,87 @@
+"""Lowers a delegated edge sub-program to a TOSA 1.0 flatbuffer.
+
+The walk is the same for both profiles: user inputs become TOSA inputs, constants become CONST
+tensors when first read, each call_function goes to its op module through the registry. In the INT
+profile the q/dq nodes inside the partition are folded instead of emitted: a dequantize attaches
+quantization parameters to an int8 tensor, a quantize checks (or rescales to) the grid its producer
+wrote. The graph's inputs and outputs keep PyTorch's shapes (NCHW); see arm.tosa.layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.export import ExportedProgram
+from torch.fx import Node
+
+from arm.artifacts import TensorIo, TosaArtifact
+from arm.ops import registry
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.quantization import QParams, is_dequantize, is_quantize, qparams_of
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+
+def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> TosaArtifact:
+    ctx = LoweringContext(TosaGraph(), spec, edge_program, registry.is_fused_activation)
+    user_inputs = set(edge_program.graph_signature.user_inputs)
+    inputs: list[Node] = []
+    outputs: list[TosaValue] = []
+    for node in edge_program.graph.nodes:
+        if node.op == "placeholder" and node.name in user_inputs:
+            ctx.define(node, ctx.graph.add_input(node.name, shape_of(node), _numpy_dtype(node)))
+            inputs.append(node)
+        elif node.op == "call_function" and not _is_constant_dequantize(node, ctx):
+            ctx.define(node, _lower_call(node, ctx))
+        elif node.op == "output":
+            outputs = [ctx.value(arg) for arg in node.args[0]]
+    for value in outputs:
+        ctx.graph.mark_output(value)
+    return TosaArtifact(
+        flatbuffer=ctx.graph.serialize(),
+        inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),
+        outputs=tuple(_tensor_io(value) for value in outputs),
+        spec=str(spec),
+    )
+
+
+def _lower_call(node: Node, ctx: LoweringContext) -> TosaValue:
+    if is_dequantize(node):
+        return ctx.value(node.args[0]).with_qparams(qparams_of(node, ctx.constant))
+    if is_quantize(node):
+        # The producer already wrote onto this grid (it read it via output_qparams); this only
+        # rescales if a producer chose another grid.
+        return requantize(ctx.graph, ctx.value(node.args[0]), name=node.name, output=qparams_of(node, ctx.constant))
+    arm_op = registry.for_edge_node(node)
+    if arm_op is None:
+        raise NotImplementedError(
+            f"node {node.name} ({node.target}) reached the TOSA lowering but no Arm op lowers it; "
+            "the partitioner should have left it on the CPU"
+        )
+    return arm_op.lower(node, ctx)
+
+
+def _is_constant_dequantize(node: Node, ctx: LoweringContext) -> bool:
+    """Dequantized weights are read by their consumers (conv wants them re-laid out), not emitted here."""
+    return is_dequantize(node) and ctx.is_constant(node.args[0])
+
+
+def _input_qparams(node: Node, ctx: LoweringContext) -> QParams | None:
+    return next((qparams_of(user, ctx.constant) for user in node.users if is_dequantize(user)), None)
+
+
+def _tensor_io(value: TosaValue) -> TensorIo:
+    qparams = value.qparams
+    return TensorIo(
+        name=value.name,
+        shape=value.shape,
+        dtype=value.dtype,
+        scale=None if qparams is None else qparams.scale,
+        zero_point=None if qparams is None else qparams.zero_point,
+    )
+
+
+def _numpy_dtype(node: Node) -> np.dtype:
+    dtype: torch.dtype = node.meta["val"].dtype
+    return np.dtype(torch.empty((), dtype=dtype).numpy().dtype)

@@ -1,0 +1,133 @@
+"""Integer rescaling, the one place that turns real-valued scale ratios into TOSA RESCALE operators.
+
+TOSA's INT profile has no float arithmetic: moving a value from one quantization grid to another is
+``out = out_zp + apply_scale(in - in_zp, multiplier, shift)``, with ``scale ~= multiplier * 2**-shift``.
+TOSA 1.0 passes multiplier, shift and both zero points as constant tensors.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import tosa_serializer as ts
+
+from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.quantization import QParams
+
+# Headroom used when int8 operands of an ADD/SUB are brought to a common int32 grid: the sum of two
+# int8 values needs 9 bits, so 20 bits of fraction keep the rescale exact without overflowing int32.
+ADD_SUB_LEFT_SHIFT = 20
+
+_MULTIPLIER_BITS = 31
+_MIN_SHIFT, _MAX_SHIFT = 2, 62
+
+
+def multiplier_and_shift(scale: float) -> tuple[int, int]:
+    """Splits ``scale`` into a 32-bit multiplier and a right shift: scale ~= multiplier * 2**-shift."""
+    if not scale > 0.0 or not math.isfinite(scale):
+        raise ValueError(f"a rescale needs a positive finite scale, got {scale}")
+    mantissa, exponent = math.frexp(scale)  # scale == mantissa * 2**exponent, 0.5 <= mantissa < 1
+    multiplier = round(mantissa * (1 << _MULTIPLIER_BITS))
+    if multiplier == 1 << _MULTIPLIER_BITS:  # the mantissa rounded up to 1.0
+        multiplier //= 2
+        exponent += 1
+    shift = _MULTIPLIER_BITS - exponent
+    if shift > _MAX_SHIFT:
+        # Tiny scales: drop multiplier precision rather than exceed the largest shift TOSA allows.
+        multiplier >>= shift - _MAX_SHIFT
+        shift = _MAX_SHIFT
+    if shift < _MIN_SHIFT:
+        raise ValueError(f"scale {scale} is too large for a TOSA RESCALE (needs a shift below {_MIN_SHIFT})")
+    return multiplier, shift
+
+
+def rescale(
+    graph: TosaGraph,
+    value: TosaValue,
+    *,
+    name: str,
+    scales: Sequence[float],
+    output_dtype: np.dtype,
+    input_zp: int,
+    output_zp: int,
+    output_qparams: QParams | None = None,
+) -> TosaValue:
+    """Emits RESCALE of ``value``; several scales mean per-channel along the innermost dimension."""
+    multipliers, shifts = zip(*(multiplier_and_shift(scale) for scale in scales))
+    output = graph.add_tensor(name, value.shape, output_dtype, output_qparams)
+    operands = [
+        value,
+        graph.add_const(f"{output.name}_multiplier", np.array(multipliers, dtype=np.int32)),
+        graph.add_const(f"{output.name}_shift", np.array(shifts, dtype=np.int8)),
+        graph.add_scalar_const(f"{output.name}_input_zp", input_zp, value.dtype),
+        graph.add_scalar_const(f"{output.name}_output_zp", output_zp, output_dtype),
+    ]
+    attribute = ts.TosaSerializerAttribute()
+    attribute.RescaleAttribute(
+        scale32=True,
+        rounding_mode=ts.RoundingMode.SINGLE_ROUND,
+        per_channel=len(scales) > 1,
+        input_unsigned=False,
+        output_unsigned=False,
+    )
+    graph.add_op(ts.Op.RESCALE, operands, [output], attribute)
+    return output
+
+
+def to_int32(graph: TosaGraph, value: TosaValue, *, name: str, scale: float) -> TosaValue:
+    """Moves a quantized int8 value onto an int32 grid whose step is ``value``'s step divided by ``scale``.
+
+    The result's real meaning is ``result * value.scale / scale``; its zero point is 0.
+    """
+    qparams = _require_qparams(value, name)
+    return rescale(
+        graph,
+        value,
+        name=name,
+        scales=[scale],
+        output_dtype=np.dtype(np.int32),
+        input_zp=qparams.zero_point,
+        output_zp=0,
+        output_qparams=QParams((qparams.scale / scale,), 0, np.dtype(np.int32)),
+    )
+
+
+def from_int32(
+    graph: TosaGraph, value: TosaValue, *, name: str, accumulator_scales: Sequence[float], output: QParams
+) -> TosaValue:
+    """Writes an int32 accumulator (real = acc * accumulator_scale[c]) onto ``output``'s int8 grid."""
+    return rescale(
+        graph,
+        value,
+        name=name,
+        scales=[accumulator_scale / output.scale for accumulator_scale in accumulator_scales],
+        output_dtype=output.dtype,
+        input_zp=0,
+        output_zp=output.zero_point,
+        output_qparams=output,
+    )
+
+
+def requantize(graph: TosaGraph, value: TosaValue, *, name: str, output: QParams) -> TosaValue:
+    """Moves a quantized value onto another grid of the same kind; no op when the grids already match."""
+    qparams = _require_qparams(value, name)
+    if qparams.matches(output):
+        return value.with_qparams(output)
+    return rescale(
+        graph,
+        value,
+        name=name,
+        scales=[qparams.scale / output.scale],
+        output_dtype=output.dtype,
+        input_zp=qparams.zero_point,
+        output_zp=output.zero_point,
+        output_qparams=output,
+    )
+
+
+def _require_qparams(value: TosaValue, name: str) -> QParams:
+    if value.qparams is None:
+        raise ValueError(f"cannot rescale {value.name} for {name}: it carries no quantization parameters")
+    return value.qparams
