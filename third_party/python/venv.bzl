@@ -49,6 +49,33 @@ toolchain(
     toolchain_type = "@bazel_tools//tools/python:toolchain_type",
     visibility = ["//visibility:public"],
 )
+
+# Build inputs that the locked distributions carry, so C++ code is generated and compiled against the
+# very versions the Python side uses.
+
+# flatc 25.2.10 (tosa-tools), the version of the headers below; executorch's own flatc is older.
+filegroup(
+    name = "flatc",
+    srcs = ["{site_packages}/bin/flatc"],
+    visibility = ["//visibility:public"],
+)
+
+cc_library(
+    name = "flatbuffers",
+    hdrs = glob(["{site_packages}/include/flatbuffers/**/*.h"]),
+    includes = ["{site_packages}/include"],
+    visibility = ["//visibility:public"],
+)
+
+# ExecuTorch's program format (.pte).
+filegroup(
+    name = "executorch_program_schema",
+    srcs = [
+        "{site_packages}/executorch/exir/_serialize/program.fbs",
+        "{site_packages}/executorch/exir/_serialize/scalar_type.fbs",
+    ],
+    visibility = ["//visibility:public"],
+)
 """
 
 def _run(rctx, what, arguments, timeout = 1800):
@@ -116,7 +143,8 @@ def _python_venv_impl(rctx):
     ])
 
     rctx.file("python3", _LAUNCHER, executable = True)
-    rctx.file("BUILD.bazel", _BUILD, executable = False)
+    site_packages = "venv/lib/python{}/site-packages".format(rctx.attr.python_version)
+    rctx.file("BUILD.bazel", _BUILD.format(site_packages = site_packages), executable = False)
 
 python_venv = repository_rule(
     implementation = _python_venv_impl,
