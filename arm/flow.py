@@ -1,0 +1,255 @@
+"""The Arm flow from a PyTorch model to an ExecuTorch .pte, shared by the CLI, Bazel, tests and benchmarks.
+
+    export -> quantize (pt2e: prepare, calibrate, convert) -> re-export
+           -> partition and lower (TOSA, Vela) -> serialize to .pte
+
+A target name picks the compile spec, partitioner and quantizer from one registry, so adding a target
+is one entry there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+import time
+from typing import Callable, Iterator, TextIO
+
+import torch
+from executorch.exir import to_edge_transform_and_lower
+from executorch.exir.backend.partitioner import Partitioner
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+from torchao.quantization.pt2e.quantizer import Quantizer
+
+# exir finds a delegate's backend by class name among the loaded BackendDetails subclasses.
+import arm.ethosu.backend  # noqa: F401
+import arm.tosa.backend  # noqa: F401
+from arm.artifacts import Artifacts, collect_artifacts
+from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec
+from arm.model_spec import ModelSpec
+from arm.partitioner import EthosUPartitioner, TOSAPartitioner
+from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+
+STAGES = ("export", "quantize", "re-export", "lower", "serialize")
+
+
+class FlowError(RuntimeError):
+    """The flow cannot run as asked: an unknown target, options that do not fit it, ..."""
+
+
+class StageError(RuntimeError):
+    """A stage failed; the original error is the ``__cause__``."""
+
+    def __init__(self, stage: str, target: str, cause: BaseException):
+        super().__init__(f"{stage} failed for target {target}: {cause}")
+        self.stage = stage
+        self.target = target
+
+
+@dataclasses.dataclass(frozen=True)
+class EthosUOptions:
+    """Vela settings a user may override for an Ethos-U target; ``None`` keeps the target's default."""
+
+    system_config: str | None = None
+    memory_mode: str | None = None
+    vela_flags: tuple[str, ...] = ()
+
+    @property
+    def is_default(self) -> bool:
+        return self == EthosUOptions()
+
+
+@dataclasses.dataclass(frozen=True)
+class _TargetKind:
+    make_spec: Callable[[str, EthosUOptions], ArmCompileSpec]
+    make_partitioner: Callable[[ArmCompileSpec], Partitioner]
+    make_quantizer: Callable[[ArmCompileSpec], Quantizer] | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """A resolved target: its name and the three pieces of the flow it selects."""
+
+    name: str
+    compile_spec: ArmCompileSpec
+    kind: _TargetKind
+
+    @property
+    def is_quantized(self) -> bool:
+        return self.kind.make_quantizer is not None
+
+    @property
+    def is_ethos_u(self) -> bool:
+        return isinstance(self.compile_spec, EthosUCompileSpec)
+
+    def partitioner(self) -> Partitioner:
+        return self.kind.make_partitioner(self.compile_spec)
+
+    def quantizer(self) -> Quantizer:
+        if self.kind.make_quantizer is None:
+            raise FlowError(f"target {self.name} runs float and has no quantizer")
+        return self.kind.make_quantizer(self.compile_spec)
+
+
+def _symmetric_int8_quantizer(spec: ArmCompileSpec) -> Quantizer:
+    quantizer = EthosUQuantizer(spec)
+    quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
+    return quantizer
+
+
+def _tosa_spec(spec_text: str) -> Callable[[str, EthosUOptions], ArmCompileSpec]:
+    def make(name: str, options: EthosUOptions) -> ArmCompileSpec:
+        if not options.is_default:
+            raise FlowError(f"Vela options (system config, memory mode, Vela flags) only apply to Ethos-U targets, not {name}")
+        return TosaCompileSpec(spec_text)
+
+    return make
+
+
+def _ethos_u_spec(name: str, options: EthosUOptions) -> ArmCompileSpec:
+    return EthosUCompileSpec(name, options.system_config, options.memory_mode, options.vela_flags)
+
+
+_TOSA_INT = _TargetKind(_tosa_spec("TOSA-1.0+INT"), TOSAPartitioner, _symmetric_int8_quantizer)
+_TOSA_FP = _TargetKind(_tosa_spec("TOSA-1.0+FP"), TOSAPartitioner, None)
+_ETHOS_U = _TargetKind(_ethos_u_spec, EthosUPartitioner, _symmetric_int8_quantizer)
+
+TARGETS: dict[str, _TargetKind] = {
+    "tosa-INT": _TOSA_INT,
+    "tosa-FP": _TOSA_FP,
+    **{name: _ETHOS_U for name in ETHOS_U_TARGETS},
+}
+
+
+def resolve_target(name: str, options: EthosUOptions = EthosUOptions()) -> Target:
+    if name not in TARGETS:
+        raise FlowError(f"unknown target {name!r}; choose one of {', '.join(TARGETS)}")
+    kind = TARGETS[name]
+    return Target(name, kind.make_spec(name, options), kind)
+
+
+@dataclasses.dataclass
+class FlowResult:
+    """What one run of the flow produced.
+
+    ``quantized_module`` is the converted pt2e module (``None`` when nothing was quantized): the
+    torch-side reference an integer delegate should match. ``rejected`` lists the (node, reason)
+    pairs the partitioner kept on the CPU. ``delegate_ids`` names the backend of each delegate in the
+    .pte's execution plan.
+    """
+
+    target: Target
+    pte: bytes
+    artifacts: Artifacts
+    quantized_module: torch.fx.GraphModule | None
+    stage_seconds: dict[str, float]
+    rejected: list[tuple[str, str]]
+    delegate_ids: tuple[str, ...]
+
+
+def run_flow(
+    model: ModelSpec,
+    target: Target,
+    *,
+    quantize: bool = True,
+    calibration_samples: int | None = None,
+    progress: TextIO | None = sys.stderr,
+    num_threads: int | None = 1,
+) -> FlowResult:
+    """Compiles ``model`` for ``target`` into .pte bytes.
+
+    Args:
+        quantize: run pt2e quantization when the target is an integer one; turn it off for a model
+            that is already quantized.
+        calibration_samples: how many of ``model.calibration_inputs`` to observe; ``None`` means all.
+        progress: where one line per stage goes; ``None`` for silence.
+        num_threads: torch's intra-op thread count; ``None`` leaves it alone.
+    """
+    if num_threads is not None:
+        torch.set_num_threads(num_threads)
+    stages = _StageReporter(target.name, progress)
+    module = model.module.eval()
+
+    with stages.run("export"):
+        exported = torch.export.export(module, model.example_inputs)
+
+    quantized_module = None
+    if quantize and target.is_quantized:
+        samples = model.calibration_inputs[:calibration_samples]
+        with stages.run("quantize", f"{len(samples)} calibration samples"):
+            quantized_module = _quantize(exported, target.quantizer(), samples)
+        with stages.run("re-export"):
+            exported = torch.export.export(quantized_module, model.example_inputs)
+    else:
+        reason = f"{target.name} runs float" if not target.is_quantized else "quantization turned off"
+        stages.skip("quantize", reason)
+        stages.skip("re-export", reason)
+
+    partitioner = target.partitioner()
+    with collect_artifacts() as artifacts:
+        with stages.run("lower"):
+            edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])
+        with stages.run("serialize"):
+            program = edge.to_executorch()
+            pte = program.buffer
+
+    rejected = list(partitioner.rejected)
+    delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
+    if progress is not None:
+        _report_partitioning(target, rejected, delegate_ids, progress)
+    return FlowResult(target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids)
+
+
+def _quantize(
+    exported: torch.export.ExportedProgram, quantizer: Quantizer, samples: list[tuple[torch.Tensor, ...]]
+) -> torch.fx.GraphModule:
+    # Guards on the exported module would reject pt2e's own graph rewrites (torch 2.13).
+    prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
+    with torch.no_grad():
+        for sample in samples:
+            prepared(*sample)
+    return convert_pt2e(prepared)
+
+
+class _StageReporter:
+    """Times stages and writes one progress line per stage."""
+
+    def __init__(self, target: str, stream: TextIO | None):
+        self.target = target
+        self.stream = stream
+        self.seconds: dict[str, float] = {}
+
+    def _prefix(self, stage: str, detail: str) -> str:
+        label = f"{stage} ({detail})" if detail else stage
+        return f"[{STAGES.index(stage) + 1}/{len(STAGES)}] {label}"
+
+    @contextlib.contextmanager
+    def run(self, stage: str, detail: str = "") -> Iterator[None]:
+        self._write(f"{self._prefix(stage, detail)} ...")
+        start = time.perf_counter()
+        try:
+            yield
+        except Exception as error:
+            self._write(" failed\n")
+            raise StageError(stage, self.target, error) from error
+        self.seconds[stage] = time.perf_counter() - start
+        self._write(f" {self.seconds[stage]:.1f} s\n")
+
+    def skip(self, stage: str, reason: str) -> None:
+        self._write(f"{self._prefix(stage, '')} skipped: {reason}\n")
+
+    def _write(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write(text)
+            self.stream.flush()
+
+
+def _report_partitioning(
+    target: Target, rejected: list[tuple[str, str]], delegate_ids: tuple[str, ...], stream: TextIO
+) -> None:
+    backend = target.compile_spec.backend_id
+    delegated = sum(1 for d in delegate_ids if d == backend)
+    stream.write(f"{delegated} {backend} partition(s) for {target.name}\n")
+    if rejected:
+        stream.write(f"{len(rejected)} node(s) stay on the CPU:\n")
+        stream.writelines(f"  {node}: {reason}\n" for node, reason in rejected)
