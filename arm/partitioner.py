@@ -22,7 +22,9 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec
 from arm.ops import registry
 from arm.ops.support import describe
-from arm.tosa import backend as _tosa_backend  # noqa: F401  executorch finds backends among loaded subclasses
+# executorch finds a delegate among the loaded BackendDetails subclasses, so load both here.
+from arm.ethosu import backend as _ethosu_backend  # noqa: F401
+from arm.tosa import backend as _tosa_backend  # noqa: F401
 from arm.tosa.quantization import is_dequantize, is_quantize
 from arm.tosa.specification import TosaSpecification
 
