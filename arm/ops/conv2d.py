@@ -1,4 +1,4 @@
-"""aten.convolution (2-D, groups 1 or depthwise) -> TRANSPOSE to NHWC, CONV2D/DEPTHWISE_CONV2D, back."""
+"""aten.convolution (2-D) -> TRANSPOSE to NHWC, CONV2D / DEPTHWISE_CONV2D, TRANSPOSE back to NCHW."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.convolution import ConvGeometry, emit_convolution
+from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
 from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason
+from arm.ops.support import describe, profile_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, slice_tensor
+from arm.tosa.graph import TosaValue, concat, slice_tensor
 from arm.tosa.layout import to_nchw, to_nhwc
 from arm.tosa.specification import TosaSpecification
 
@@ -27,13 +27,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         return f"{describe(node)}: transposed convolution is not lowered"
     if len(input_shape) != 4:
         return f"{describe(node)}: only 2-D convolution (rank-4 input) is lowered, got input shape {input_shape}"
-    in_channels = input_shape[1]
-    if groups not in (1, in_channels):
-        return (
-            f"{describe(node)}: groups={groups} is neither 1 nor in_channels={in_channels}; "
-            "only plain and depthwise convolutions are lowered"
-        )
-    return first_reason(profile_reason(node, spec, [x, weight] + ([bias] if bias is not None else [])))
+    return profile_reason(node, spec, [x, weight] + ([bias] if bias is not None else []))
 
 
 def annotate_conv2d(node: Node, config: QuantizationConfig) -> None:
@@ -46,6 +40,7 @@ def annotate_conv2d(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    """Depthwise when groups == in_channels; other groupings run one CONV2D per group, concatenated."""
     x, weight, bias, stride, padding, dilation, _, _, groups = node.args
     _, in_channels, in_h, in_w = shape_of(x)
     _, _, kernel_h, kernel_w = shape_of(weight)
@@ -58,23 +53,46 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         value = slice_tensor(
             ctx.graph, value, (0, 0, 0, 0), (batch, used_h, used_w, in_channels), name=f"{node.name}_window"
         )
+    depthwise = groups == in_channels and groups > 1
     geometry = ConvGeometry(
         stride=(stride[0], stride[1]),
         pad=(pad_h.before, pad_h.after, pad_w.before, pad_w.after),
         dilation=(dilation[0], dilation[1]),
-        depthwise=groups > 1,
+        depthwise=depthwise,
     )
-    output = emit_convolution(
-        ctx,
-        node,
-        name=f"{node.name}_nhwc",
-        input_nhwc=value,
-        weight=weight,
-        bias=bias,
-        geometry=geometry,
-        output_shape_nhwc=(batch, out_h, out_w, out_channels),
-    )
-    return to_nchw(ctx.graph, output, name=node.name)
+    weights = ConvWeights.read(ctx, weight, bias)
+    name = f"{node.name}_nhwc"
+    if groups == 1 or depthwise:
+        output = emit_convolution(
+            ctx,
+            node,
+            name=name,
+            input_nhwc=value,
+            weights=weights,
+            geometry=geometry,
+            output_shape_nhwc=(batch, out_h, out_w, out_channels),
+        )
+        return to_nchw(ctx.graph, output, name=node.name)
+    group_in, group_out = in_channels // groups, out_channels // groups
+    outputs = [
+        emit_convolution(
+            ctx,
+            node,
+            name=f"{name}_group{group}",
+            input_nhwc=slice_tensor(
+                ctx.graph,
+                value,
+                (0, 0, 0, group * group_in),
+                (batch, used_h, used_w, group_in),
+                name=f"{name}_group{group}_input",
+            ),
+            weights=weights.group(group, groups),
+            geometry=geometry,
+            output_shape_nhwc=(batch, out_h, out_w, group_out),
+        )
+        for group in range(groups)
+    ]
+    return to_nchw(ctx.graph, concat(ctx.graph, outputs, axis=3, name=name), name=node.name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +132,7 @@ TEST_CASES = {
     "dilation2": OpTestCase(seeded(5, _Conv, 8, 8, 3, padding=2, dilation=2), random_inputs(5, (1, 8, 16, 16))),
     "1x1_bias_free": OpTestCase(seeded(6, _Conv, 32, 16, 1, bias=False), random_inputs(6, (1, 32, 8, 8))),
     "5x3_rect": OpTestCase(seeded(7, _Conv, 3, 8, (5, 3), padding=(2, 1)), random_inputs(7, (1, 3, 20, 12))),
+    "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),
     "batch2_relu": OpTestCase(seeded(8, _Conv, 8, 8, 3, padding=1, relu=True), random_inputs(8, (2, 8, 8, 8))),
 }
 

@@ -27,45 +27,73 @@ class ConvGeometry:
     depthwise: bool = False
 
 
+@dataclasses.dataclass(frozen=True)
+class ConvWeights:
+    """Weights in PyTorch layout ([O, I, KH, KW], or linear's [O, I]) and per-output-channel extras.
+
+    ``values`` are float32 for FP and int8 for INT; ``scales`` (INT only) are the weight scales per
+    output channel; ``bias`` is real-valued, quantized later onto the accumulator grid.
+    """
+
+    values: np.ndarray
+    bias: np.ndarray | None
+    scales: np.ndarray | None
+
+    @classmethod
+    def read(cls, ctx: LoweringContext, weight: Node, bias: Node | None) -> ConvWeights:
+        real_bias = None if bias is None else ctx.real_constant(bias)
+        if ctx.spec.is_fp:
+            return cls(ctx.real_constant(weight), real_bias, None)
+        values, qparams = ctx.quantized_constant(weight)
+        scales = np.broadcast_to(np.array(qparams.scales, np.float64), (values.shape[0],))
+        return cls(values, real_bias, scales)
+
+    def group(self, index: int, groups: int) -> ConvWeights:
+        """The output channels of one group of a grouped convolution."""
+        size = self.values.shape[0] // groups
+        channels = slice(index * size, (index + 1) * size)
+        return ConvWeights(
+            self.values[channels],
+            None if self.bias is None else self.bias[channels],
+            None if self.scales is None else self.scales[channels],
+        )
+
+
 def emit_convolution(
     ctx: LoweringContext,
     node: Node,
     *,
     name: str,
     input_nhwc: TosaValue,
-    weight: Node,
-    bias: Node | None,
+    weights: ConvWeights,
     geometry: ConvGeometry,
     output_shape_nhwc: tuple[int, ...],
 ) -> TosaValue:
-    """Emits the convolution of ``input_nhwc`` with PyTorch-layout weights ([O, I/groups, KH, KW]).
+    """Emits the convolution of ``input_nhwc`` with ``weights``.
 
     Returns the NHWC result named ``name``: float32 for FP, int8 on ``node``'s output grid for INT.
     """
     out_channels = output_shape_nhwc[-1]
     if ctx.spec.is_fp:
-        weights = ctx.real_constant(weight)
-        biases = ctx.real_constant(bias) if bias is not None else np.zeros(out_channels, np.float32)
+        biases = weights.bias if weights.bias is not None else np.zeros(out_channels, np.float32)
         zero_point = np.float32(0.0)
         accumulator = np.dtype(np.float32)
         output_name = name
     else:
-        weights, weight_qparams = ctx.quantized_constant(weight)
-        input_scale = input_nhwc.qparams.scale
-        weight_scales = np.broadcast_to(np.array(weight_qparams.scales, np.float64), (out_channels,))
-        accumulator_scales = input_scale * weight_scales
-        biases = _quantized_bias(ctx, bias, accumulator_scales)
+        accumulator_scales = input_nhwc.qparams.scale * weights.scales
+        biases = _quantized_bias(weights.bias, accumulator_scales)
         zero_point = np.int8(input_nhwc.qparams.zero_point)
         accumulator = np.dtype(np.int32)
         output_name = f"{name}_int32"
 
+    tosa_weights = _tosa_weight_layout(weights.values, geometry.depthwise, input_nhwc.shape[-1])
     operands = [
         input_nhwc,
-        ctx.graph.add_const(f"{name}_weight", _tosa_weight_layout(weights, geometry.depthwise, input_nhwc.shape[-1])),
+        ctx.graph.add_const(f"{name}_weight", tosa_weights),
         ctx.graph.add_const(f"{name}_bias", biases.astype(accumulator)),
         ctx.graph.add_scalar_const(f"{name}_input_zp", zero_point, input_nhwc.dtype),
         # Weights are symmetric: their zero point is always 0.
-        ctx.graph.add_scalar_const(f"{name}_weight_zp", 0, weights.dtype),
+        ctx.graph.add_scalar_const(f"{name}_weight_zp", 0, tosa_weights.dtype),
     ]
     output = ctx.graph.add_tensor(output_name, output_shape_nhwc, accumulator)
     attribute = ts.TosaSerializerAttribute()
@@ -102,10 +130,10 @@ def _tosa_weight_layout(weights: np.ndarray, depthwise: bool, in_channels: int) 
     return np.ascontiguousarray(hwo.reshape(kernel_h, kernel_w, in_channels, -1))
 
 
-def _quantized_bias(ctx: LoweringContext, bias: Node | None, accumulator_scales: np.ndarray) -> np.ndarray:
+def _quantized_bias(bias: np.ndarray | None, accumulator_scales: np.ndarray) -> np.ndarray:
     """The bias on the int32 accumulator grid (input scale * weight scale), whatever grid it came on."""
     if bias is None:
         return np.zeros(len(accumulator_scales), np.int32)
-    real = ctx.real_constant(bias).astype(np.float64)
+    real = bias.astype(np.float64)
     limit = np.iinfo(np.int32)
     return np.clip(np.round(real / accumulator_scales), limit.min, limit.max).astype(np.int32)

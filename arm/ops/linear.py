@@ -12,7 +12,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.convolution import ConvGeometry, emit_convolution
+from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
 from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, profile_reason
@@ -55,8 +55,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         node,
         name=f"{node.name}_nhwc",
         input_nhwc=rows_nhwc,
-        weight=weight,
-        bias=_bias(node),
+        weights=ConvWeights.read(ctx, weight, _bias(node)),
         geometry=ConvGeometry(),
         output_shape_nhwc=(1, rows, 1, out_shape[-1]),
     )

@@ -133,3 +133,13 @@ def slice_tensor(
     attribute.SliceAttribute()
     graph.add_op(ts.Op.SLICE, [value, start_name, size_name], [output], attribute)
     return output
+
+
+def concat(graph: TosaGraph, values: Sequence[TosaValue], axis: int, *, name: str) -> TosaValue:
+    shape = list(values[0].shape)
+    shape[axis] = sum(value.shape[axis] for value in values)
+    output = graph.add_tensor(name, shape, values[0].dtype, values[0].qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.ConcatAttribute(axis)
+    graph.add_op(ts.Op.CONCAT, values, [output], attribute)
+    return output
