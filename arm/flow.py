@@ -13,7 +13,7 @@ import contextlib
 import dataclasses
 import sys
 import time
-from typing import Callable, Iterator, TextIO
+from typing import Callable, Iterator
 
 import executorch.kernels.quantized  # noqa: F401 (out variants of the q/dq ops a quantized .pte runs on the CPU)
 import torch
@@ -154,7 +154,7 @@ def run_flow(
     *,
     quantize: bool = True,
     calibration_samples: int | None = None,
-    progress: TextIO | None = sys.stderr,
+    progress: bool = True,
     num_threads: int | None = 1,
 ) -> FlowResult:
     """Compiles ``model`` for ``target`` into .pte bytes.
@@ -163,7 +163,7 @@ def run_flow(
         quantize: run pt2e quantization when the target is an integer one; turn it off for a model
             that is already quantized.
         calibration_samples: how many of ``model.calibration_inputs`` to observe; ``None`` means all.
-        progress: where one line per stage goes; ``None`` for silence.
+        progress: write one line per stage (and the partitioning) to stderr.
         num_threads: torch's intra-op thread count; ``None`` leaves it alone.
     """
     if num_threads is not None:
@@ -196,8 +196,8 @@ def run_flow(
 
     rejected = list(partitioner.rejected)
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
-    if progress is not None:
-        _report_partitioning(target, rejected, delegate_ids, progress)
+    if progress:
+        _report_partitioning(target, rejected, delegate_ids)
     return FlowResult(target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids)
 
 
@@ -215,9 +215,9 @@ def _quantize(
 class _StageReporter:
     """Times stages and writes one progress line per stage."""
 
-    def __init__(self, target: str, stream: TextIO | None):
+    def __init__(self, target: str, enabled: bool):
         self.target = target
-        self.stream = stream
+        self.enabled = enabled
         self.seconds: dict[str, float] = {}
 
     def _prefix(self, stage: str, detail: str) -> str:
@@ -240,17 +240,18 @@ class _StageReporter:
         self._write(f"{self._prefix(stage, '')} skipped: {reason}\n")
 
     def _write(self, text: str) -> None:
-        if self.stream is not None:
-            self.stream.write(text)
-            self.stream.flush()
+        if self.enabled:
+            sys.stderr.write(text)
+            sys.stderr.flush()
 
 
 def _report_partitioning(
-    target: Target, rejected: list[tuple[str, str]], delegate_ids: tuple[str, ...], stream: TextIO
+    target: Target, rejected: list[tuple[str, str]], delegate_ids: tuple[str, ...]
 ) -> None:
     backend = target.compile_spec.backend_id
     delegated = sum(1 for d in delegate_ids if d == backend)
-    stream.write(f"{delegated} {backend} partition(s) for {target.name}\n")
+    lines = [f"{delegated} {backend} partition(s) for {target.name}"]
     if rejected:
-        stream.write(f"{len(rejected)} node(s) stay on the CPU:\n")
-        stream.writelines(f"  {reason}\n" for _, reason in rejected)  # reasons name their node
+        lines.append(f"{len(rejected)} node(s) stay on the CPU:")
+        lines.extend(f"  {reason}" for _, reason in rejected)  # reasons name their node
+    sys.stderr.write("".join(f"{line}\n" for line in lines))  # reasons name their node
