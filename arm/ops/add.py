@@ -38,6 +38,8 @@ TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(add_tensors), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(add_tensors), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 16))),
     "broadcast_rank": OpTestCase(FunctionModule(add_tensors), random_inputs(2, (2, 12, 32), (32,))),
+    "broadcast_both": OpTestCase(FunctionModule(add_tensors), random_inputs(6, (1, 8, 1, 16), (1, 1, 12, 1))),
+    "rank5": OpTestCase(FunctionModule(add_tensors), random_inputs(7, (2, 3, 4, 5, 6), (2, 3, 4, 5, 6))),
     "scalar": OpTestCase(FunctionModule(add_scalar), random_inputs(3, (1, 4, 8, 8))),
     "same_input": OpTestCase(FunctionModule(add_to_itself), random_inputs(4, (3, 40))),
     "relu_fused": OpTestCase(FunctionModule(add_relu), random_inputs(5, (1, 16, 8, 8), (1, 16, 8, 8))),

@@ -19,9 +19,6 @@ from arm.tosa.specification import TosaSpecification
 # An unbound attribute setter of tosa_serializer, e.g. ``ts.TosaSerializerAttribute.AddAttribute``.
 AttributeSetter = Callable[[ts.TosaSerializerAttribute], None]
 
-# TOSA 1.0 elementwise operators take tensors up to rank 6 (level 8K); Vela's NPU kernels stop at 4.
-MAX_RANK = 4
-
 
 def binary_support(node: Node, spec: TosaSpecification) -> str | None:
     alpha = node.kwargs.get("alpha", 1)
@@ -29,7 +26,7 @@ def binary_support(node: Node, spec: TosaSpecification) -> str | None:
         profile_reason(node, spec),
         None if alpha == 1 else f"{describe(node)}: alpha={alpha} is not supported; scale the operand instead",
         None if len(tensor_args(node)) == 2 else f"{describe(node)}: expected two tensor operands",
-        rank_reason(node, shape_of(node), MAX_RANK),
+        rank_reason(node, shape_of(node)),
     )
 
 
@@ -56,6 +53,7 @@ def emit(
     shape: tuple[int, ...],
     dtype: np.dtype,
 ) -> TosaValue:
+    """Adds one single-output operator and returns its output tensor."""
     output = ctx.graph.add_tensor(name, shape, dtype)
     attribute = ts.TosaSerializerAttribute()
     set_attribute(attribute)

@@ -52,6 +52,7 @@ TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(multiply), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(multiply), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 1))),
     "broadcast_rank": OpTestCase(FunctionModule(multiply), random_inputs(2, (3, 5, 32), (32,))),
+    "broadcast_both": OpTestCase(FunctionModule(multiply), random_inputs(5, (1, 8, 1, 16), (1, 1, 12, 1))),
     "scalar": OpTestCase(FunctionModule(multiply_scalar), random_inputs(3, (1, 4, 8, 8))),
     "square": OpTestCase(FunctionModule(square), random_inputs(4, (2, 50))),
 }

@@ -18,16 +18,13 @@ from arm.tosa.layout import transpose
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
-MAX_RANK = 6
-
-
 def _dims(node: Node) -> tuple[int, ...]:
     rank = len(shape_of(node))
     return tuple(dim % rank for dim in node.args[1])
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    return first_reason(profile_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node), MAX_RANK))
+    return first_reason(profile_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node)))
 
 
 def annotate_permute(node: Node, config: QuantizationConfig) -> None:

@@ -12,6 +12,10 @@ from arm.tosa.quantization import is_dequantize, output_quantize
 from arm.tosa.specification import TosaSpecification
 
 
+# TOSA 1.0 level 8K caps tensor rank at 6 (Vela takes rank 6 for elementwise and data movement too).
+MAX_RANK = 6
+
+
 def describe(node: Node) -> str:
     """``node conv (aten.convolution.default)``: how every reason starts."""
     return f"node {node.name} ({getattr(node.target, '__name__', node.target)})"
@@ -53,9 +57,9 @@ def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] |
     return None
 
 
-def rank_reason(node: Node, shape: tuple[int, ...], max_rank: int) -> str | None:
-    if len(shape) > max_rank:
-        return f"{describe(node)}: rank {len(shape)} exceeds the rank {max_rank} this lowering supports"
+def rank_reason(node: Node, shape: tuple[int, ...]) -> str | None:
+    if len(shape) > MAX_RANK:
+        return f"{describe(node)}: rank {len(shape)} exceeds TOSA's maximum rank {MAX_RANK}"
     return None
 
 

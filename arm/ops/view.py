@@ -16,16 +16,12 @@ from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
-# TOSA 1.0 level 8K allows tensors up to rank 6.
-MAX_RANK = 6
-
-
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
         profile_reason(node, spec, [x]),
-        rank_reason(node, shape_of(x), MAX_RANK),
-        rank_reason(node, shape_of(node), MAX_RANK),
+        rank_reason(node, shape_of(x)),
+        rank_reason(node, shape_of(node)),
     )
 
 

@@ -1,7 +1,7 @@
 """Data layout: the TOSA graph keeps PyTorch's NCHW at its edges, convolutions run in NHWC.
 
-All layout changes go through these two functions and carry the ``_to_nhwc``/``_to_nchw`` name
-suffixes, so a later pass can find and cancel back-to-back pairs.
+Every layout change of the lowering is a TRANSPOSE made here with one of the two permutations
+below, so a later pass can find back-to-back NHWC->NCHW->NHWC pairs by their perms and cancel them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ def transpose(graph: TosaGraph, value: TosaValue, perms: tuple[int, ...], *, nam
 
 
 def to_nhwc(graph: TosaGraph, value: TosaValue) -> TosaValue:
+    """Names the result ``<value>_to_nhwc``."""
     _require_rank4(value)
     return transpose(graph, value, NCHW_TO_NHWC, name=f"{value.name}_to_nhwc")
 

@@ -1,0 +1,142 @@
+"""Runs one op test case through the whole flow for one target and checks what the delegate computes.
+
+Per case the harness compiles the op's module with ``arm.flow``, takes the delegated TOSA graph from
+the collected artifacts and runs it in the TOSA reference model. Then:
+
+* every target: the program holds exactly one delegate, of the target's backend;
+* ``tosa_FP``: the graph's output matches the float module to float32 rounding;
+* ``*_INT``: the dequantized output is within one output quantization step of the quantized torch
+  module (both round the same real value to the output grid, so they may differ by one step), and
+  within ``FLOAT_ERROR_STEPS`` steps of the float module (see there);
+* ``u55_INT``, ``u85_INT``: Vela placed every operator on the NPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+import tosa_reference_model
+
+from arm.artifacts import TensorIo, TosaArtifact
+from arm.ethosu.bin_stream import parse_bin_stream
+from arm.flow import FlowResult, resolve_target, run_flow
+from arm.model_spec import ModelSpec
+from arm.ops import registry
+from arm.ops.op_test_case import OpTestCase
+from arm.ops.testing.compare import assert_close
+
+# Test target name -> flow target name.
+OP_TEST_TARGETS = {
+    "tosa_FP": "tosa-FP",
+    "tosa_INT": "tosa-INT",
+    "u55_INT": "ethos-u55-128",
+    "u85_INT": "ethos-u85-256",
+}
+
+# Float graphs may sum in another order than torch does; that changes results by a few float32 ulps of
+# the magnitudes summed, well below these bounds for the tensor sizes of the op cases.
+FP_ATOL = 1e-5
+FP_RTOL = 1e-5
+
+# How far, in output quantization steps, an int8 result may be from the float module. Rounding the
+# output costs half a step and the integer rescale at most one more; quantizing each input (and each
+# weight, per channel) costs half a step of its own grid, which for the cases' calibrated ranges is
+# at most about one output step per input for elementwise ops, and grows only like the square root of
+# the number of terms for conv and linear, whose output range grows with that number. Four steps
+# (1.6% of an int8 output range) covers those sums with margin while still catching a wrong scale,
+# zero point or rounding mode, which are off by far more.
+FLOAT_ERROR_STEPS = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class OpCase:
+    """One op test case on one test target."""
+
+    op: str
+    name: str
+    target: str
+    case: OpTestCase
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.op}_{self.name}_{self.target}"
+
+
+def op_cases(op: str, target: str) -> list[OpCase]:
+    if target not in OP_TEST_TARGETS:
+        raise ValueError(f"unknown op test target {target!r}; choose one of {', '.join(OP_TEST_TARGETS)}")
+    return [OpCase(op, name, target, case) for name, case in registry.test_cases(op).items()]
+
+
+def check_op_case(op_case: OpCase) -> None:
+    target = resolve_target(OP_TEST_TARGETS[op_case.target])
+    case = op_case.case
+    result = run_flow(ModelSpec(case.module, case.inputs, case.calibration_inputs()), target)
+    tosa = _single_delegate(result)
+    actual = _run_reference_model(tosa, case.inputs)
+    expected = _numpy_outputs(case.module(*case.inputs))
+    if len(actual) != len(expected):
+        raise AssertionError(f"the TOSA graph has {len(actual)} outputs, the module {len(expected)}")
+
+    if target.is_quantized:
+        quantized = _numpy_outputs(result.quantized_module(*case.inputs))
+        _check_int(tosa.outputs, actual, quantized, expected)
+    else:
+        for index, (got, want) in enumerate(zip(actual, expected)):
+            assert_close(got, want, atol=FP_ATOL, rtol=FP_RTOL, what=f"output {index} vs float module")
+    if target.is_ethos_u:
+        _check_vela(result, tosa)
+
+
+def _single_delegate(result: FlowResult) -> TosaArtifact:
+    backend = result.target.compile_spec.backend_id
+    if result.delegate_ids != (backend,) or len(result.artifacts.tosa) != 1:
+        on_cpu = "; ".join(reason for _, reason in result.rejected) or "none"
+        raise AssertionError(
+            f"expected the case to lower to exactly one {backend} delegate, got {list(result.delegate_ids)}; "
+            f"nodes left on the CPU: {on_cpu}"
+        )
+    return result.artifacts.tosa[0]
+
+
+def _run_reference_model(tosa: TosaArtifact, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:
+    """Runs the TOSA graph on the case's real inputs and returns its outputs as real numbers."""
+    if len(tosa.inputs) != len(inputs):
+        raise AssertionError(
+            f"the TOSA graph takes {len(tosa.inputs)} inputs ({[io.name for io in tosa.inputs]}), "
+            f"the case gives {len(inputs)}"
+        )
+    tosa_inputs = [io.quantize(tensor.numpy()) for io, tensor in zip(tosa.inputs, inputs)]
+    outputs, status = tosa_reference_model.run(tosa.flatbuffer, tosa_inputs)
+    if status != tosa_reference_model.GraphStatus.TOSA_VALID:
+        raise AssertionError(f"the TOSA reference model rejected the graph ({tosa.spec}): {status}")
+    return [io.dequantize(np.asarray(output)) for io, output in zip(tosa.outputs, outputs, strict=True)]
+
+
+def _check_int(
+    ios: tuple[TensorIo, ...], actual: list[np.ndarray], quantized: list[np.ndarray], expected: list[np.ndarray]
+) -> None:
+    for index, (io, got, reference, real) in enumerate(zip(ios, actual, quantized, expected)):
+        # Dequantized values are multiples of the step, so "one step" gets a little float slack.
+        step = io.scale or 0.0
+        assert_close(got, reference, atol=1.01 * step, what=f"output {index} vs quantized module (step {step:.3g})")
+        assert_close(
+            got, real, atol=FLOAT_ERROR_STEPS * step, what=f"output {index} vs float module (step {step:.3g})"
+        )
+
+
+def _check_vela(result: FlowResult, tosa: TosaArtifact) -> None:
+    (vela,) = result.artifacts.vela
+    assert vela.cpu_ops == (), f"Vela left operators on the CPU for {result.target.name}: {vela.cpu_ops}"
+    stream = parse_bin_stream(vela.bin_stream)
+    assert (len(stream.inputs), len(stream.outputs)) == (len(tosa.inputs), len(tosa.outputs)), (
+        f"Vela's command stream has {len(stream.inputs)} inputs and {len(stream.outputs)} outputs, "
+        f"the TOSA graph {len(tosa.inputs)} and {len(tosa.outputs)}"
+    )
+
+
+def _numpy_outputs(value: torch.Tensor | tuple[torch.Tensor, ...]) -> list[np.ndarray]:
+    tensors = value if isinstance(value, (tuple, list)) else (value,)
+    return [tensor.detach().numpy() for tensor in tensors]

@@ -1,0 +1,56 @@
+"""Runs the test cases of one op on one target as pytest tests, e.g.
+
+    python arm/ops/testing/op_test_main.py --op add --target u55_INT [pytest arguments]
+
+Each case becomes a test with id ``{op}_{case}_{target}`` (``add_tensor_u55_INT``); the exit status is
+pytest's, and collecting no test is a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import pytest
+
+from arm.ops.testing.harness import OP_TEST_TARGETS, OpCase, check_op_case, op_cases
+
+
+def test_op_case(op_case: OpCase) -> None:
+    check_op_case(op_case)
+
+
+class _OpCaseParametrization:
+    """pytest plugin: one ``test_op_case`` per case of the chosen op."""
+
+    def __init__(self, cases: list[OpCase]):
+        self.cases = cases
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "op_case" in metafunc.fixturenames:
+            metafunc.parametrize("op_case", self.cases, ids=[case.test_id for case in self.cases])
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--op", required=True, help="op file name under arm/ops/, e.g. add")
+    parser.add_argument("--target", required=True, choices=list(OP_TEST_TARGETS))
+    args, pytest_args = parser.parse_known_args(argv)
+    try:
+        cases = op_cases(args.op, args.target)
+    except KeyError as error:
+        parser.error(str(error.args[0]))
+
+    # torch and executorch deprecation warnings are about their internals, not about the op under test.
+    quiet_warnings = ["-W", "ignore::DeprecationWarning", "-W", "ignore::FutureWarning"]
+    pytest_args = ["-p", "no:cacheprovider", "-q", *quiet_warnings, *pytest_args]
+    # Bazel asks for a JUnit report here; it lists each case in the test's output.
+    if xml := os.environ.get("XML_OUTPUT_FILE"):
+        pytest_args.append(f"--junitxml={xml}")
+    status = pytest.main([__file__, *pytest_args], plugins=[_OpCaseParametrization(cases)])
+    return int(status) or (0 if cases else int(pytest.ExitCode.NO_TESTS_COLLECTED))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
