@@ -47,7 +47,7 @@ def clamp(ctx: LoweringContext, value: TosaValue, low: np.generic, high: np.gene
         list(np.array([high], value.dtype).tobytes()),
         ts.NanPropagationMode.PROPAGATE,
     )
-    ctx.graph.add_op(ts.Op.CLAMP, [value], [output], attribute)
+    ctx.graph.add_op(ts.Op.CLAMP, [value], [output], attribute, elementwise_unary=True)
     return output
 
 

@@ -1,4 +1,4 @@
-"""A thin, typed builder over ``tosa_serializer`` that the op lowerings write into.
+"""A small recorded TOSA graph that the op lowerings write into and ``tosa_serializer`` serializes.
 
 Every tensor gets a name chosen by the lowering (derived from FX node names), never an id or an
 address, so lowering the same program twice gives byte-identical flatbuffers.
@@ -47,55 +47,83 @@ def tosa_dtype(dtype: np.dtype) -> ts.DType:
         raise TypeError(f"no TOSA 1.0 tensor type for numpy dtype {np.dtype(dtype)}") from None
 
 
+@dataclasses.dataclass
+class TosaTensor:
+    """A tensor as the graph records it; ``data`` is set for constants (``kind`` "const" or "shape")."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    kind: str  # "input", "intermediate", "const" or "shape"
+    data: np.ndarray | None = None
+
+
+@dataclasses.dataclass
+class TosaOperator:
+    """One recorded operator.
+
+    ``perms`` is set for TRANSPOSE; ``elementwise_unary`` marks operators that apply one function to
+    every element of their first input independently of its position (CLAMP, per-tensor RESCALE),
+    which layout passes may move across transposes.
+    """
+
+    op: ts.Op
+    inputs: list[str]
+    outputs: list[str]
+    attribute: ts.TosaSerializerAttribute
+    perms: tuple[int, ...] | None = None
+    elementwise_unary: bool = False
+
+
 class TosaGraph:
-    """One TOSA 1.0 basic block under construction."""
+    """One TOSA 1.0 basic block under construction.
+
+    Operators and tensors are recorded and only handed to ``tosa_serializer`` by ``serialize``, so
+    passes (see arm.tosa.layout) can rewrite the graph first.
+    """
 
     def __init__(self) -> None:
-        self._serializer = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
-        self._names: set[str] = set()
-        self._const_data: dict[str, np.ndarray] = {}
+        self.tensors: dict[str, TosaTensor] = {}
+        self.operators: list[TosaOperator] = []
+        self.inputs: list[str] = []
+        self.outputs: list[str] = []
 
     def _claim(self, name: str) -> str:
-        """Returns ``name``, or ``name_<n>`` with the smallest free n, and reserves it."""
+        """Returns ``name``, or ``name_<n>`` with the smallest free n."""
         candidate, n = name, 1
-        while candidate in self._names:
+        while candidate in self.tensors:
             candidate, n = f"{name}_{n}", n + 1
-        self._names.add(candidate)
         return candidate
 
-    @property
-    def _block(self) -> ts.TosaSerializerBasicBlock:
-        return self._serializer.currRegion.currBasicBlock
+    def _record(self, tensor: TosaTensor, qparams: QParams | None = None) -> TosaValue:
+        self.tensors[tensor.name] = tensor
+        return TosaValue(tensor.name, tensor.shape, tensor.dtype, qparams)
 
     def add_input(self, name: str, shape: Sequence[int], dtype: np.dtype) -> TosaValue:
-        value = TosaValue(self._claim(name), tuple(shape), np.dtype(dtype))
-        self._serializer.addInputTensor(ts.TosaSerializerTensor(value.name, list(value.shape), tosa_dtype(dtype)))
+        value = self._record(TosaTensor(self._claim(name), tuple(shape), np.dtype(dtype), "input"))
+        self.inputs.append(value.name)
         return value
 
     def add_tensor(self, name: str, shape: Sequence[int], dtype: np.dtype, qparams: QParams | None = None) -> TosaValue:
         """An intermediate tensor, to be produced by an operator added later."""
-        value = TosaValue(self._claim(name), tuple(int(d) for d in shape), np.dtype(dtype), qparams)
-        self._block.addTensor(value.name, list(value.shape), tosa_dtype(value.dtype))
-        return value
+        shape = tuple(int(d) for d in shape)
+        return self._record(TosaTensor(self._claim(name), shape, np.dtype(dtype), "intermediate"), qparams)
 
     def add_const(self, name: str, values: np.ndarray, qparams: QParams | None = None) -> TosaValue:
         values = np.ascontiguousarray(values)
-        value = TosaValue(self._claim(name), tuple(values.shape), values.dtype, qparams)
-        self._serializer.addConst(list(value.shape), tosa_dtype(values.dtype), values, name=value.name)
-        self._const_data[value.name] = values
-        return value
+        tosa_dtype(values.dtype)  # fail here, naming the dtype, rather than in the serializer
+        return self._record(TosaTensor(self._claim(name), values.shape, values.dtype, "const", values), qparams)
 
     def const_data(self, name: str) -> np.ndarray:
-        return self._const_data[name]
+        return self.tensors[name].data
 
     def add_scalar_const(self, name: str, value: int | float, dtype: np.dtype) -> TosaValue:
         """A rank-1, one-element constant: TOSA 1.0 passes zero points and shifts this way."""
         return self.add_const(name, np.array([value], dtype=dtype))
 
     def add_shape_const(self, name: str, shape: Sequence[int]) -> str:
-        claimed = self._claim(name)
-        self._serializer.addConst([len(shape)], ts.DType.SHAPE, np.array(shape, dtype=np.int64), name=claimed)
-        return claimed
+        data = np.array(shape, dtype=np.int64)
+        return self._record(TosaTensor(self._claim(name), data.shape, data.dtype, "shape", data)).name
 
     def add_op(
         self,
@@ -103,15 +131,49 @@ class TosaGraph:
         inputs: Sequence[TosaValue | str],
         outputs: Sequence[TosaValue],
         attribute: ts.TosaSerializerAttribute,
+        *,
+        perms: tuple[int, ...] | None = None,
+        elementwise_unary: bool = False,
     ) -> None:
         input_names = [item if isinstance(item, str) else item.name for item in inputs]
-        self._serializer.addOperator(op, input_names, [value.name for value in outputs], attribute)
+        output_names = [value.name for value in outputs]
+        self.operators.append(TosaOperator(op, input_names, output_names, attribute, perms, elementwise_unary))
 
     def mark_output(self, value: TosaValue) -> None:
-        self._serializer.addOutputTensor(self._block.tensors[value.name])
+        self.outputs.append(value.name)
+
+    def consumers(self, name: str) -> list[TosaOperator]:
+        return [operator for operator in self.operators if name in operator.inputs]
+
+    def producer(self, name: str) -> TosaOperator | None:
+        return next((operator for operator in self.operators if name in operator.outputs), None)
 
     def serialize(self) -> bytes:
-        return bytes(self._serializer.serialize())
+        """Writes inputs, then every operator with the tensors it touches, in recording order."""
+        serializer = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+        block = serializer.currRegion.currBasicBlock
+        for name in self.inputs:
+            tensor = self.tensors[name]
+            serializer.addInputTensor(ts.TosaSerializerTensor(name, list(tensor.shape), tosa_dtype(tensor.dtype)))
+        written = set(self.inputs)
+        for operator in self.operators:
+            for name in [*operator.inputs, *operator.outputs]:
+                if name not in written:
+                    _write_tensor(serializer, block, self.tensors[name])
+                    written.add(name)
+            serializer.addOperator(operator.op, operator.inputs, operator.outputs, operator.attribute)
+        for name in self.outputs:
+            serializer.addOutputTensor(block.tensors[name])
+        return bytes(serializer.serialize())
+
+
+def _write_tensor(serializer: ts.TosaSerializer, block: ts.TosaSerializerBasicBlock, tensor: TosaTensor) -> None:
+    if tensor.kind == "shape":
+        serializer.addConst(list(tensor.shape), ts.DType.SHAPE, tensor.data, name=tensor.name)
+    elif tensor.kind == "const":
+        serializer.addConst(list(tensor.shape), tosa_dtype(tensor.dtype), tensor.data, name=tensor.name)
+    else:
+        block.addTensor(tensor.name, list(tensor.shape), tosa_dtype(tensor.dtype))
 
 
 def reshape(graph: TosaGraph, value: TosaValue, shape: Sequence[int], *, name: str) -> TosaValue:

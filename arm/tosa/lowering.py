@@ -4,7 +4,8 @@ The walk is the same for both profiles: user inputs become TOSA inputs, constant
 tensors when first read, each call_function goes to its op module through the registry. In the INT
 profile the q/dq nodes inside the partition are folded instead of emitted: a dequantize attaches
 quantization parameters to an int8 tensor, a quantize checks (or rescales to) the grid its producer
-wrote. The graph's inputs and outputs keep PyTorch's shapes (NCHW); see arm.tosa.layout.
+wrote. The graph's inputs and outputs keep PyTorch's shapes (NCHW); convolutions transpose to NHWC
+and back, and arm.tosa.layout cancels the round trips between consecutive convolutions.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from arm.artifacts import TensorIo, TosaArtifact
 from arm.ops import registry
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.layout import cancel_round_trips
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize, qparams_of
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
@@ -38,6 +40,7 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
             outputs = [ctx.value(arg) for arg in node.args[0]]
     for value in outputs:
         ctx.graph.mark_output(value)
+    cancel_round_trips(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),

@@ -72,7 +72,7 @@ def rescale(
         input_unsigned=False,
         output_unsigned=False,
     )
-    graph.add_op(ts.Op.RESCALE, operands, [output], attribute)
+    graph.add_op(ts.Op.RESCALE, operands, [output], attribute, elementwise_unary=len(scales) == 1)
     return output
 
 

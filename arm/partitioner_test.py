@@ -1,0 +1,67 @@
+"""Partition boundaries: int8 at every edge in the INT profile, reasons for every node left on the CPU."""
+
+import pytest
+import torch
+from executorch.exir import to_edge_transform_and_lower
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+from arm.artifacts import collect_artifacts
+from arm.compile_spec import TosaCompileSpec
+from arm.partitioner import TOSAPartitioner
+from arm.quantizer import TOSAQuantizer, get_symmetric_quantization_config
+
+torch.set_num_threads(1)
+
+
+class _ConvSigmoidConv(torch.nn.Module):
+    """Two delegable convolutions around a sigmoid, which has no Arm lowering."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.second = torch.nn.Conv2d(8, 8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.second(torch.sigmoid(torch.relu(self.first(x))))
+
+
+def _partition(profile: str) -> tuple[TOSAPartitioner, int]:
+    torch.manual_seed(0)
+    module, inputs = _ConvSigmoidConv().eval(), (torch.randn(1, 3, 8, 8),)
+    spec = TosaCompileSpec(f"TOSA-1.0+{profile}")
+    exported = torch.export.export(module, inputs)
+    if profile == "INT":
+        quantizer = TOSAQuantizer(spec).set_global(get_symmetric_quantization_config())
+        prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
+        prepared(*inputs)
+        exported = torch.export.export(convert_pt2e(prepared), inputs)
+    partitioner = TOSAPartitioner(spec)
+    with collect_artifacts() as artifacts:
+        to_edge_transform_and_lower(exported, partitioner=[partitioner])
+    return partitioner, len(artifacts.tosa)
+
+
+@pytest.mark.parametrize("profile", ["FP", "INT"])
+def test_unsupported_op_splits_the_graph_and_says_why(profile: str) -> None:
+    partitioner, partitions = _partition(profile)
+    reasons = dict(partitioner.rejected)
+    assert partitions == 2
+    assert "no Arm TOSA lowering" in reasons["aten_sigmoid_default"]
+
+
+def test_int_partitions_start_and_end_on_int8() -> None:
+    partitioner, _ = _partition("INT")
+    reasons = [reason for _, reason in partitioner.rejected]
+    # The first quantize and the last dequantize stay on the CPU, as do the q/dq around sigmoid.
+    assert sum("computed outside the partition" in reason for reason in reasons) == 2
+    assert sum("outside the partition" in reason and "feeds" in reason for reason in reasons) == 2
+
+
+def test_int_profile_rejects_a_float_model() -> None:
+    module, inputs = torch.nn.Conv2d(3, 4, 1).eval(), (torch.randn(1, 3, 4, 4),)
+    partitioner = TOSAPartitioner(TosaCompileSpec("TOSA-1.0+INT"))
+    with collect_artifacts() as artifacts:
+        to_edge_transform_and_lower(torch.export.export(module, inputs), partitioner=[partitioner])
+    assert artifacts.tosa == []
+    ((name, reason),) = partitioner.rejected
+    assert "not quantized" in reason and name in reason
