@@ -21,7 +21,7 @@ from arm.tosa.specification import TosaSpecification
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    x, weight, bias, _, _, _, transposed, _, groups = node.args
+    x, weight, bias, _, _, _, transposed, _, _ = node.args
     input_shape = shape_of(x)
     if transposed:
         return f"{describe(node)}: transposed convolution is not lowered"
@@ -132,6 +132,7 @@ TEST_CASES = {
     "dilation2": OpTestCase(seeded(5, _Conv, 8, 8, 3, padding=2, dilation=2), random_inputs(5, (1, 8, 16, 16))),
     "1x1_bias_free": OpTestCase(seeded(6, _Conv, 32, 16, 1, bias=False), random_inputs(6, (1, 32, 8, 8))),
     "5x3_rect": OpTestCase(seeded(7, _Conv, 3, 8, (5, 3), padding=(2, 1)), random_inputs(7, (1, 3, 20, 12))),
+    "same_padding": OpTestCase(seeded(10, _Conv, 6, 8, 3, padding="same"), random_inputs(10, (1, 6, 9, 9))),
     "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),
     "batch2_relu": OpTestCase(seeded(8, _Conv, 8, 8, 3, padding=1, relu=True), random_inputs(8, (2, 8, 8, 8))),
 }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import torch
-import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 

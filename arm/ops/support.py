@@ -41,7 +41,7 @@ def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] |
     if spec.is_fp:
         for tensor in [*inputs, node]:
             if dtype_of(tensor) != torch.float32:
-                return f"{describe(node)}: {tensor.name} is {dtype_of(tensor)}, the {spec} lowering handles float32 only"
+                return f"{describe(node)}: {tensor.name} is {dtype_of(tensor)}; {spec} lowers float32 only"
         return None
     for tensor in inputs:
         if not (is_dequantize(tensor) or tensor.op == "placeholder" or _fuses_into(tensor, node)):

@@ -10,8 +10,6 @@ and back, and arm.tosa.layout cancels the round trips between consecutive convol
 
 from __future__ import annotations
 
-import numpy as np
-import torch
 from torch.export import ExportedProgram
 from torch.fx import Node
 
@@ -20,7 +18,7 @@ from arm.ops import registry
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.layout import cancel_round_trips
-from arm.tosa.quantization import QParams, is_dequantize, is_quantize, qparams_of
+from arm.tosa.quantization import QParams, is_dequantize, is_quantize, numpy_dtype, qparams_of
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
@@ -32,7 +30,7 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     outputs: list[TosaValue] = []
     for node in edge_program.graph.nodes:
         if node.op == "placeholder" and node.name in user_inputs:
-            ctx.define(node, ctx.graph.add_input(node.name, shape_of(node), _numpy_dtype(node)))
+            ctx.define(node, ctx.graph.add_input(node.name, shape_of(node), numpy_dtype(node.meta["val"].dtype)))
             inputs.append(node)
         elif node.op == "call_function" and not _is_constant_dequantize(node, ctx):
             ctx.define(node, _lower_call(node, ctx))
@@ -83,8 +81,3 @@ def _tensor_io(value: TosaValue) -> TensorIo:
         scale=None if qparams is None else qparams.scale,
         zero_point=None if qparams is None else qparams.zero_point,
     )
-
-
-def _numpy_dtype(node: Node) -> np.dtype:
-    dtype: torch.dtype = node.meta["val"].dtype
-    return np.dtype(torch.empty((), dtype=dtype).numpy().dtype)

@@ -82,11 +82,11 @@ def qparams_of(node: Node, constant_of: ConstantLookup) -> QParams:
         return QParams(
             scales=tuple(float(s) for s in constant_of(scales).flatten().tolist()),
             zero_point=0,
-            dtype=_numpy_dtype(dtype),
+            dtype=numpy_dtype(dtype),
             axis=int(axis),
         )
     _, scale, zero_point, _, _, dtype = node.args[:6]
-    return QParams(scales=(float(scale),), zero_point=int(zero_point), dtype=_numpy_dtype(dtype))
+    return QParams(scales=(float(scale),), zero_point=int(zero_point), dtype=numpy_dtype(dtype))
 
 
 def output_quantize(node: Node, is_fused_activation: Callable[[Node], bool]) -> Node | None:
@@ -105,5 +105,5 @@ def output_quantize(node: Node, is_fused_activation: Callable[[Node], bool]) -> 
     return first if same else None
 
 
-def _numpy_dtype(dtype: torch.dtype) -> np.dtype:
+def numpy_dtype(dtype: torch.dtype) -> np.dtype:
     return np.dtype(torch.empty((), dtype=dtype).numpy().dtype)
