@@ -1,0 +1,33 @@
+// Span<T>: a pointer and a count (std::span is C++20).
+#pragma once
+
+#include <cstddef>
+
+namespace pte {
+
+template <typename T>
+class Span {
+ public:
+  constexpr Span() = default;
+  constexpr Span(T* data, size_t size) : data_(data), size_(size) {}
+  template <size_t N>
+  constexpr Span(T (&array)[N]) : data_(array), size_(N) {}  // NOLINT: implicit like std::span
+  // Span<T> converts to Span<const T>.
+  template <typename U>
+  constexpr Span(const Span<U>& other) : data_(other.data()), size_(other.size()) {}  // NOLINT
+
+  constexpr T* data() const { return data_; }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr T& operator[](size_t index) const { return data_[index]; }
+  constexpr T* begin() const { return data_; }
+  constexpr T* end() const { return data_ + size_; }
+  // The caller checks offset + count <= size().
+  constexpr Span subspan(size_t offset, size_t count) const { return Span(data_ + offset, count); }
+
+ private:
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace pte
