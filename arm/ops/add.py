@@ -34,6 +34,17 @@ def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.relu(x + y)
 
 
+class _AddConstant(torch.nn.Module):
+    """Adds a constant tensor (a buffer), which the lowering emits as a TOSA CONST."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("offset", torch.linspace(-1.0, 1.0, 16).reshape(1, 16, 1, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.offset
+
+
 TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(add_tensors), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(add_tensors), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 16))),
@@ -42,6 +53,7 @@ TEST_CASES = {
     "rank5": OpTestCase(FunctionModule(add_tensors), random_inputs(7, (2, 3, 4, 5, 6), (2, 3, 4, 5, 6))),
     "scalar": OpTestCase(FunctionModule(add_scalar), random_inputs(3, (1, 4, 8, 8))),
     "same_input": OpTestCase(FunctionModule(add_to_itself), random_inputs(4, (3, 40))),
+    "constant_tensor": OpTestCase(_AddConstant(), random_inputs(8, (1, 16, 4, 4))),
     "relu_fused": OpTestCase(FunctionModule(add_relu), random_inputs(5, (1, 16, 8, 8), (1, 16, 8, 8))),
 }
 
