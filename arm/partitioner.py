@@ -43,8 +43,15 @@ class TOSAPartitioner(Partitioner):
     def ops_to_not_decompose(
         self, ep: ExportedProgram
     ) -> tuple[list[torch._ops.OpOverload], Callable[[Node], bool] | None]:
-        # Ops such as linear lower better whole; ones the partitioner then rejects are decomposed anyway.
-        return registry.ops_to_not_decompose(), None
+        """Ops such as linear lower better whole; each is kept only where it will be delegated, as
+        executorch has no CPU kernel for the undecomposed form."""
+        spec = self.compile_spec.tosa_spec
+
+        def will_be_delegated(node: Node) -> bool:
+            arm_op = registry.for_aten_node(node)
+            return arm_op is not None and arm_op.support(node, spec) is None
+
+        return registry.ops_to_not_decompose(), will_be_delegated
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         graph_module = exported_program.graph_module

@@ -65,3 +65,13 @@ def test_int_profile_rejects_a_float_model() -> None:
     assert artifacts.tosa == []
     ((name, reason),) = partitioner.rejected
     assert "not quantized" in reason and name in reason
+
+
+def test_a_linear_left_on_the_cpu_is_decomposed_for_its_kernels() -> None:
+    # linear is kept whole for the delegate; when rejected, executorch must decompose it again.
+    module, inputs = torch.nn.Linear(8, 4).eval(), (torch.randn(2, 8),)
+    partitioner = TOSAPartitioner(TosaCompileSpec("TOSA-1.0+INT"))
+    edge = to_edge_transform_and_lower(torch.export.export(module, inputs), partitioner=[partitioner])
+    targets = {str(node.target) for node in edge.exported_program().graph.nodes if node.op == "call_function"}
+    assert not any("linear" in target for target in targets)
+    edge.to_executorch()

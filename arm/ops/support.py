@@ -72,5 +72,5 @@ def _fuses_into(producer: Node, activation: Node) -> bool:
         registry.is_fused_activation(activation)
         and producer.op == "call_function"
         and list(producer.users) == [activation]
-        and registry.for_edge_node(producer) is not None
+        and (registry.for_edge_node(producer) or registry.for_aten_node(producer)) is not None
     )

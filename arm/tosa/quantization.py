@@ -16,17 +16,27 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+_quantized_decomposed = torch.ops.quantized_decomposed
+_edge_quantized_decomposed = exir_ops.edge.quantized_decomposed
+
+# Both dialects: the partitioner also asks support rules about ATen nodes, before to_edge.
 QUANTIZE_OPS = frozenset({
-    exir_ops.edge.quantized_decomposed.quantize_per_tensor.default,
-    exir_ops.edge.quantized_decomposed.quantize_per_channel.default,
+    _edge_quantized_decomposed.quantize_per_tensor.default,
+    _edge_quantized_decomposed.quantize_per_channel.default,
+    _quantized_decomposed.quantize_per_tensor.default,
+    _quantized_decomposed.quantize_per_channel.default,
 })  # fmt: skip
 DEQUANTIZE_OPS = frozenset({
-    exir_ops.edge.quantized_decomposed.dequantize_per_tensor.default,
-    exir_ops.edge.quantized_decomposed.dequantize_per_channel.default,
+    _edge_quantized_decomposed.dequantize_per_tensor.default,
+    _edge_quantized_decomposed.dequantize_per_channel.default,
+    _quantized_decomposed.dequantize_per_tensor.default,
+    _quantized_decomposed.dequantize_per_channel.default,
 })  # fmt: skip
 _PER_CHANNEL_OPS = frozenset({
-    exir_ops.edge.quantized_decomposed.quantize_per_channel.default,
-    exir_ops.edge.quantized_decomposed.dequantize_per_channel.default,
+    _edge_quantized_decomposed.quantize_per_channel.default,
+    _edge_quantized_decomposed.dequantize_per_channel.default,
+    _quantized_decomposed.quantize_per_channel.default,
+    _quantized_decomposed.dequantize_per_channel.default,
 })  # fmt: skip
 
 ConstantLookup = Callable[[Node], torch.Tensor]
