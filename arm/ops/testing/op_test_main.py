@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
 
     # torch and executorch deprecation warnings are about their internals, not about the op under test.
     quiet_warnings = ["-W", "ignore::DeprecationWarning", "-W", "ignore::FutureWarning"]
-    pytest_args = ["-p", "no:cacheprovider", "-q", *quiet_warnings, *pytest_args]
+    pytest_args = ["-p", "no:cacheprovider", "-q", "--tb=short", *quiet_warnings, *pytest_args]
     # Bazel asks for a JUnit report here; it lists each case in the test's output.
     if xml := os.environ.get("XML_OUTPUT_FILE"):
         pytest_args.append(f"--junitxml={xml}")
