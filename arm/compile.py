@@ -17,6 +17,11 @@ import traceback
 import warnings
 from pathlib import Path
 
+# Import-time warnings about optional CUDA kernels and torch.compile internals this CPU-only flow never
+# uses; they would open every run's output. Set before the flow imports torchao.
+logging.getLogger("torchao").setLevel(logging.ERROR)
+logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+
 if __name__ == "__main__":
     # Run as a script (Bazel's py_binary does), Python puts arm/ itself first on sys.path, where
     # arm/ethosu/ would hide Vela's top-level ``ethosu`` package. Drop that entry before importing.
@@ -102,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         return _report_error(error, debug=args.debug)
     _write_all_or_nothing(outputs)
+    print(f"wrote {', '.join(str(path) for path in outputs)}", file=sys.stderr)
     return 0
 
 
