@@ -46,8 +46,8 @@ def _compile(*arguments: str) -> int:
 
 def test_writes_deterministic_outputs(workdir):
     for run in ("a", "b"):
-        outputs = ["--output", f"{run}/m.pte", "--tosa-output", f"{run}/m.tosa", "--vela-summary-output", f"{run}/m.csv"]
-        assert _compile(*outputs, "--calibration-samples", "2") == 0
+        outputs = ["--output", f"{run}/m.pte", "--tosa-output", f"{run}/m.tosa"]
+        assert _compile(*outputs, "--vela-summary-output", f"{run}/m.csv", "--calibration-samples", "2") == 0
     for name in ("m.pte", "m.tosa", "m.csv"):
         assert (workdir / "a" / name).read_bytes() == (workdir / "b" / name).read_bytes(), name
     assert not list(workdir.glob("*/.*.tmp"))

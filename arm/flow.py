@@ -22,9 +22,6 @@ from executorch.exir.backend.partitioner import Partitioner
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from torchao.quantization.pt2e.quantizer import Quantizer
 
-# exir finds a delegate's backend by class name among the loaded BackendDetails subclasses.
-import arm.ethosu.backend  # noqa: F401
-import arm.tosa.backend  # noqa: F401
 from arm.artifacts import Artifacts, collect_artifacts
 from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec
 from arm.model_spec import ModelSpec
@@ -101,7 +98,9 @@ def _symmetric_int8_quantizer(spec: ArmCompileSpec) -> Quantizer:
 def _tosa_spec(spec_text: str) -> Callable[[str, EthosUOptions], ArmCompileSpec]:
     def make(name: str, options: EthosUOptions) -> ArmCompileSpec:
         if not options.is_default:
-            raise FlowError(f"Vela options (system config, memory mode, Vela flags) only apply to Ethos-U targets, not {name}")
+            raise FlowError(
+                f"Vela options (system config, memory mode, Vela flags) only apply to Ethos-U targets, not {name}"
+            )
         return TosaCompileSpec(spec_text)
 
     return make
@@ -166,6 +165,8 @@ def run_flow(
         progress: write one line per stage (and the partitioning) to stderr.
         num_threads: torch's intra-op thread count; ``None`` leaves it alone.
     """
+    if calibration_samples is not None and calibration_samples < 1:
+        raise FlowError(f"calibration_samples must be at least 1, got {calibration_samples}")
     if num_threads is not None:
         torch.set_num_threads(num_threads)
     stages = _StageReporter(target.name, progress)
@@ -245,13 +246,11 @@ class _StageReporter:
             sys.stderr.flush()
 
 
-def _report_partitioning(
-    target: Target, rejected: list[tuple[str, str]], delegate_ids: tuple[str, ...]
-) -> None:
+def _report_partitioning(target: Target, rejected: list[tuple[str, str]], delegate_ids: tuple[str, ...]) -> None:
     backend = target.compile_spec.backend_id
     delegated = sum(1 for d in delegate_ids if d == backend)
     lines = [f"{delegated} {backend} partition(s) for {target.name}"]
     if rejected:
         lines.append(f"{len(rejected)} node(s) stay on the CPU:")
         lines.extend(f"  {reason}" for _, reason in rejected)  # reasons name their node
-    sys.stderr.write("".join(f"{line}\n" for line in lines))  # reasons name their node
+    sys.stderr.write("".join(f"{line}\n" for line in lines))

@@ -52,7 +52,9 @@ def load_model_spec(reference: str) -> ModelSpec:
             "the package or add it to PYTHONPATH"
         ) from None
     except Exception as error:  # the model file itself is broken; say so instead of crashing the tool
-        raise ModelSpecError(f"importing model module {module_name!r} raised {type(error).__name__}: {error}") from error
+        raise ModelSpecError(
+            f"importing model module {module_name!r} raised {type(error).__name__}: {error}"
+        ) from error
     factory = getattr(module, function_name, None)
     if not callable(factory):
         raise ModelSpecError(f"model module {module_name!r} has no function {function_name!r}")
