@@ -104,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     _configure_output(verbose=args.verbose)
     try:
         outputs = _compile(args)
+        _write_all_or_nothing(outputs)
     except Exception as error:
         return _report_error(error, debug=args.debug)
-    _write_all_or_nothing(outputs)
     print(f"wrote {', '.join(str(path) for path in outputs)}", file=sys.stderr)
     return 0
 
@@ -152,10 +152,12 @@ def _write_all_or_nothing(outputs: dict[Path, bytes]) -> None:
         for path, data in outputs.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            temporary.write_bytes(data)
             staged.append((temporary, path))
+            temporary.write_bytes(data)
         for temporary, path in staged:
             temporary.replace(path)
+    except OSError as error:
+        raise FlowError(f"cannot write {error.filename}: {error.strerror}") from error
     finally:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
