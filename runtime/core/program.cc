@@ -27,22 +27,19 @@ Status check_identifier(Span<const uint8_t> data) {
 Status check_segments(const fb::Program& program, const ExtendedHeader& header, size_t data_size) {
   const auto* segments = program.segments();
   if (segments == nullptr || segments->size() == 0) return Status();
-  if (!header.present) {
-    return Status::failure(Error::kInvalidProgram,
-                           "the program lists %lu data segments but has no extended header saying where they are",
-                           as_ulong(segments->size()));
-  }
-  const uint64_t available = header.segment_data_size != 0 ? header.segment_data_size
-                                                           : data_size - header.segment_base_offset;
+  // Without an extended header there is no segment area; ExecuTorch still lists an empty constant segment.
+  const uint64_t available = !header.present              ? 0
+                             : header.segment_data_size != 0 ? header.segment_data_size
+                                                            : data_size - header.segment_base_offset;
   for (size_t i = 0; i < segments->size(); ++i) {
     const fb::DataSegment* segment = segments->Get(i);
     const uint64_t offset = segment->offset();
     const uint64_t size = segment->size();
     if (offset > available || size > available - offset) {
       return Status::failure(Error::kInvalidProgram,
-                             "truncated .pte: segment %lu spans bytes [%s, +%s) of a %s-byte segment area",
+                             "truncated .pte: segment %lu spans bytes [%s, +%s) of a %s-byte segment area%s",
                              as_ulong(i), DecimalText(offset).c_str(), DecimalText(size).c_str(),
-                             DecimalText(available).c_str());
+                             DecimalText(available).c_str(), header.present ? "" : " (no extended header)");
     }
   }
   return Status();

@@ -59,8 +59,12 @@ bool failed_with(const Status& status, Error code, const char* fragment);
   } while (false)
 
 // Fails the test unless `expression` failed with `code` and a message containing `fragment`.
-#define EXPECT_ERROR(expression, code, fragment)                                                         \
-  EXPECT_TRUE(::pte::testing::failed_with(::pte::testing::status_of(expression), code, fragment))
+#define EXPECT_ERROR(expression, code, fragment)                                                          \
+  do {                                                                                                    \
+    if (!::pte::testing::failed_with(::pte::testing::status_of(expression), code, fragment)) {            \
+      ::pte::testing::report_failure(__FILE__, __LINE__, #expression " to fail with " #code);             \
+    }                                                                                                     \
+  } while (false)
 
 // Stops the test when `result` failed; otherwise declares `declaration` from its value.
 #define ASSERT_OK_AND_ASSIGN(declaration, expression)                                      \

@@ -44,9 +44,12 @@ bool failed_with(const Status& status, Error code, const char* fragment) {
 int main() {
   using pte::testing::test_count;
   using pte::testing::tests;
+  // Unbuffered, so a test that crashes still shows which one it was.
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
   int failures = 0;
   for (int i = 0; i < test_count; ++i) {
     pte::testing::current_failed = false;
+    std::printf("[ RUN] %s\n", tests[i].name);
     tests[i].fn();
     std::printf("[%s] %s\n", pte::testing::current_failed ? "FAIL" : " OK ", tests[i].name);
     failures += pte::testing::current_failed ? 1 : 0;

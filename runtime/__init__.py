@@ -1,0 +1,1 @@
+"""The portable .pte runtime; Python here only makes its test data."""

@@ -1,0 +1,155 @@
+// pte_runner: loads a .pte, feeds it inputs from .npy (or raw) files, runs its method once and writes
+// each output as output<i>.npy. Prints how much of the runtime arena and planned memory the method
+// used: the numbers to size a device build's arenas with.
+//
+//   pte_runner --model m.pte --input x.npy [--input y.raw ...] [--output-dir DIR] [--method forward]
+//              [--runtime-arena-bytes N] [--planned-buffer-bytes N]
+//
+// Exit status: 0 on success, 1 when the runtime reports an error (printed with its code), 2 on usage errors.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/core/decimal_text.h"
+#include "runtime/core/method.h"
+#include "runtime/core/program.h"
+#include "runtime/delegate/backend_registry.h"
+#include "runtime/delegate/ethosu/ethosu_backend.h"
+#include "runtime/kernels/reference_kernels.h"
+#include "runtime/runner/host_files.h"
+#include "runtime/runner/npy.h"
+
+namespace pte {
+namespace {
+
+struct Options {
+  std::string model;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::string output_dir = ".";
+  size_t runtime_arena_bytes = 1 << 20;
+  // When set, every planned buffer gets this many bytes instead of what the method asks for.
+  long planned_buffer_bytes = -1;
+};
+
+constexpr const char* kUsage =
+    "usage: pte_runner --model FILE.pte [--input FILE.npy|FILE.raw]... [--output-dir DIR] [--method NAME]\n"
+    "                  [--runtime-arena-bytes N] [--planned-buffer-bytes N]\n";
+
+bool parse_options(int argc, char** argv, Options* options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return false;
+    const char* value = argv[++i];
+    if (flag == "--model") {
+      options->model = value;
+    } else if (flag == "--method") {
+      options->method = value;
+    } else if (flag == "--input") {
+      options->inputs.push_back(value);
+    } else if (flag == "--output-dir") {
+      options->output_dir = value;
+    } else if (flag == "--runtime-arena-bytes") {
+      options->runtime_arena_bytes = std::strtoul(value, nullptr, 10);
+    } else if (flag == "--planned-buffer-bytes") {
+      options->planned_buffer_bytes = std::strtol(value, nullptr, 10);
+    } else {
+      return false;
+    }
+  }
+  return !options->model.empty();
+}
+
+bool ends_with(const std::string& text, const char* suffix) {
+  const size_t length = std::strlen(suffix);
+  return text.size() >= length && text.compare(text.size() - length, length, suffix) == 0;
+}
+
+// A .npy input must match the tensor's dtype and element count; anything else is taken as raw bytes.
+Result<std::vector<uint8_t>> input_bytes(const std::string& path, const Tensor& tensor, size_t index) {
+  PTE_ASSIGN_OR_RETURN(std::vector<uint8_t> file, read_file(path));
+  if (!ends_with(path, ".npy")) return file;
+  PTE_ASSIGN_OR_RETURN(npy::Array array, npy::parse(Span<const uint8_t>(file.data(), file.size())));
+  if (array.scalar_type != tensor.scalar_type || array.data.size() != tensor.nbytes) {
+    return Status::failure(Error::kInvalidArgument, "input %lu ('%s') is %s with %lu bytes; the method wants %s %s",
+                           as_ulong(index), path.c_str(), scalar_type_name(array.scalar_type),
+                           as_ulong(array.data.size()), scalar_type_name(tensor.scalar_type),
+                           ShapeText(tensor).c_str());
+  }
+  return std::move(array.data);
+}
+
+Status run(const Options& options) {
+  PTE_ASSIGN_OR_RETURN(const std::vector<uint8_t> file, read_file(options.model));
+  AlignedBuffer pte(Span<const uint8_t>(file.data(), file.size()));
+  PTE_ASSIGN_OR_RETURN(const Program program, Program::load(pte.span()));
+  PTE_ASSIGN_OR_RETURN(const MethodMeta meta, program.method_meta(options.method.c_str()));
+
+  std::vector<AlignedBuffer> planned_storage;
+  std::vector<Span<uint8_t>> planned;
+  for (size_t i = 0; i < meta.planned_buffer_count(); ++i) {
+    const size_t size = options.planned_buffer_bytes >= 0 ? static_cast<size_t>(options.planned_buffer_bytes)
+                                                          : meta.planned_buffer_size(i);
+    planned_storage.emplace_back(size);
+    planned.emplace_back(planned_storage.back().data(), size);
+  }
+  AlignedBuffer runtime_storage(options.runtime_arena_bytes);
+  BumpArena runtime_arena(runtime_storage.data(), options.runtime_arena_bytes);
+
+  KernelRegistry kernels;
+  PTE_RETURN_IF_ERROR(register_reference_kernels(kernels));
+  // No NPU on the host yet: Ethos-U delegates load (their blobs are checked) but cannot run.
+  ethosu::EthosUBackend ethos_u(nullptr);
+  BackendRegistry backends;
+  PTE_RETURN_IF_ERROR(backends.add(ethosu::EthosUBackend::kId, ethos_u));
+
+  const MethodMemory memory{runtime_arena, Span<const Span<uint8_t>>(planned.data(), planned.size())};
+  PTE_ASSIGN_OR_RETURN(Method method, Method::load(program, options.method.c_str(), memory, kernels, backends));
+  std::printf("runtime arena: %lu of %lu bytes used\n", as_ulong(runtime_arena.used()),
+              as_ulong(runtime_arena.capacity()));
+  for (size_t i = 0; i < meta.planned_buffer_count(); ++i) {
+    std::printf("planned buffer %lu: %lu bytes\n", as_ulong(i), as_ulong(meta.planned_buffer_size(i)));
+  }
+
+  if (options.inputs.size() != method.input_count()) {
+    return Status::failure(Error::kInvalidArgument, "method '%s' takes %lu inputs, %lu given", method.name(),
+                           as_ulong(method.input_count()), as_ulong(options.inputs.size()));
+  }
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    PTE_ASSIGN_OR_RETURN(const Tensor* tensor, method.input_tensor(i));
+    PTE_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, input_bytes(options.inputs[i], *tensor, i));
+    PTE_RETURN_IF_ERROR(method.set_input(i, Span<const uint8_t>(bytes.data(), bytes.size())));
+  }
+  PTE_RETURN_IF_ERROR(method.execute());
+
+  for (size_t i = 0; i < method.output_count(); ++i) {
+    PTE_ASSIGN_OR_RETURN(const Tensor* tensor, method.output_tensor(i));
+    const std::vector<uint8_t> npy_file =
+        npy::serialize(tensor->scalar_type, Span<const int32_t>(tensor->sizes, tensor->rank),
+                       Span<const uint8_t>(static_cast<const uint8_t*>(tensor->data), tensor->nbytes));
+    const std::string path = options.output_dir + "/output" + std::to_string(i) + ".npy";
+    PTE_RETURN_IF_ERROR(write_file(path, Span<const uint8_t>(npy_file.data(), npy_file.size())));
+    std::printf("output %lu: %s %s -> %s\n", as_ulong(i), scalar_type_name(tensor->scalar_type),
+                ShapeText(*tensor).c_str(), path.c_str());
+  }
+  return Status();
+}
+
+}  // namespace
+}  // namespace pte
+
+int main(int argc, char** argv) {
+  pte::Options options;
+  if (!pte::parse_options(argc, argv, &options)) {
+    std::fputs(pte::kUsage, stderr);
+    return 2;
+  }
+  const pte::Status status = pte::run(options);
+  if (!status.ok()) {
+    std::fprintf(stderr, "error: %s: %s\n", pte::error_name(status.code()), status.message());
+    return 1;
+  }
+  return 0;
+}

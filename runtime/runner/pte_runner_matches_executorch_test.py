@@ -1,0 +1,85 @@
+"""pte_runner gives the same outputs as ExecuTorch's own host runtime (the executorch wheel), bit for bit.
+
+The programs come from //runtime/testdata:programs (exported by ExecuTorch, no delegates). The wheel's
+Python runtime links the portable and optimized kernels; its quantized kernels ship as a separate library
+that registers itself when loaded, so the test loads it first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+# The runfiles tree (not the source tree __file__ links to) holds the built programs and runner.
+WORKSPACE = pathlib.Path(os.path.abspath(__file__)).parents[2]
+PROGRAMS_DIR = WORKSPACE / "runtime" / "testdata" / "programs"
+RUNNER = WORKSPACE / "runtime" / "runner" / "pte_runner"
+PROGRAMS = sorted(path.stem for path in PROGRAMS_DIR.glob("*.pte"))
+
+
+def _load_executorch_quantized_kernels() -> None:
+    package = pathlib.Path(importlib.util.find_spec("executorch").submodule_search_locations[0])
+    ctypes.CDLL(str(package / "lib" / "libexecutorch_kernels_quantized.so"), mode=ctypes.RTLD_GLOBAL)
+
+
+@pytest.fixture(scope="module")
+def executorch_runtime():
+    from executorch.runtime import Runtime
+
+    runtime = Runtime.get()
+    _load_executorch_quantized_kernels()
+    return runtime
+
+
+def _inputs(program: str) -> list[pathlib.Path]:
+    return sorted(PROGRAMS_DIR.glob(f"{program}_input*.npy"))
+
+
+def _run_pte_runner(*args: str | pathlib.Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(RUNNER), *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_the_programs_are_present():
+    assert set(PROGRAMS) == {"conv_layout", "mlp_fp32", "mlp_int8", "mlp_qdq_edges", "softmax"}
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_outputs_match_executorch_bit_for_bit(program: str, executorch_runtime, tmp_path: pathlib.Path):
+    inputs = _inputs(program)
+    result = _run_pte_runner("--model", PROGRAMS_DIR / f"{program}.pte",
+                             *[arg for path in inputs for arg in ("--input", path)], "--output-dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "runtime arena:" in result.stdout
+
+    method = executorch_runtime.load_program(PROGRAMS_DIR / f"{program}.pte").load_method("forward")
+    expected = method.execute([torch.from_numpy(np.load(path)) for path in inputs])
+    assert len(expected) == len(list(tmp_path.glob("output*.npy")))
+    for index, reference in enumerate(expected):
+        ours = np.load(tmp_path / f"output{index}.npy")
+        reference = reference.numpy()
+        assert ours.dtype == reference.dtype and ours.shape == reference.shape
+        # Bytes, not values: NaN payloads and -0.0 must match too.
+        assert ours.tobytes() == reference.tobytes(), f"output {index}: max |diff| {np.abs(ours - reference).max()}"
+
+
+def test_a_truncated_program_is_reported(tmp_path: pathlib.Path):
+    pte = (PROGRAMS_DIR / "mlp_fp32.pte").read_bytes()
+    truncated = tmp_path / "truncated.pte"
+    truncated.write_bytes(pte[: len(pte) // 2])
+    result = _run_pte_runner("--model", truncated, "--input", _inputs("mlp_fp32")[0], "--output-dir", tmp_path)
+    assert result.returncode == 1
+    assert "error: InvalidProgram: truncated .pte" in result.stderr
+
+
+def test_a_too_small_planned_buffer_says_how_much_is_needed(tmp_path: pathlib.Path):
+    result = _run_pte_runner("--model", PROGRAMS_DIR / "mlp_fp32.pte", "--input", _inputs("mlp_fp32")[0],
+                             "--planned-buffer-bytes", "64", "--output-dir", tmp_path)
+    assert result.returncode == 1
+    assert "ArenaTooSmall" in result.stderr and "needs 800 bytes, 64 given" in result.stderr, result.stderr

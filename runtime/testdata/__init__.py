@@ -1,0 +1,1 @@
+"""Test programs for the runtime, made at build time."""
