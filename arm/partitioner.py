@@ -114,12 +114,12 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
     if is_quantize(node):
         producer = node.args[0]
         if producer not in selected:
-            return f"{where}: quantizes {producer.name}, which is computed outside the partition (a float input)"
+            return f"{where}: quantizes {producer.name}, a float from outside; its int8 result enters the partition"
         return None
     if is_dequantize(node):
         outside = [user.name for user in node.users if user not in selected]
         if outside:
-            return f"{where}: its float result feeds {', '.join(outside)} outside the partition"
+            return f"{where}: dequantizes for {', '.join(outside)} outside the partition; its int8 input leaves it"
         return None
     for producer in node.all_input_nodes:
         if producer.op == "call_function" and producer not in selected:

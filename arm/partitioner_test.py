@@ -53,8 +53,8 @@ def test_int_partitions_start_and_end_on_int8() -> None:
     partitioner, _ = _partition("INT")
     reasons = [reason for _, reason in partitioner.rejected]
     # The first quantize and the last dequantize stay on the CPU, as do the q/dq around sigmoid.
-    assert sum("computed outside the partition" in reason for reason in reasons) == 2
-    assert sum("outside the partition" in reason and "feeds" in reason for reason in reasons) == 2
+    assert sum("its int8 result enters the partition" in reason for reason in reasons) == 2
+    assert sum("its int8 input leaves it" in reason for reason in reasons) == 2
 
 
 def test_int_profile_rejects_a_float_model() -> None:
