@@ -62,7 +62,7 @@ TEST(mul_broadcasts_a_scalar_tensor) {
 
 TEST(mul_rejects_mixed_dtypes) {
   TestTensor self({2}, {1.f, 2.f});
-  TestTensor other({2}, {1, 2});
+  TestTensor other({2}, std::initializer_list<int32_t>{1, 2});
   TestTensor out(ScalarType::kFloat, {2});
   EXPECT_ERROR(call(ops::mul_out, {self.value(), other.value(), out.value()}), Error::kKernelFailed,
                "other is int32 but self is float32");
@@ -172,7 +172,7 @@ TEST(mm_and_linear_agree) {
 }
 
 TEST(view_copy_keeps_elements_and_checks_count) {
-  TestTensor self({2, 3}, {1, 2, 3, 4, 5, 6});
+  TestTensor self({2, 3}, std::initializer_list<int32_t>{1, 2, 3, 4, 5, 6});
   TestIntList size({3, -1});
   TestTensor out(ScalarType::kInt, {3, 2});
   EXPECT_OK(call(ops::view_copy_out, {self.value(), size.value(), out.value()}));
@@ -184,7 +184,7 @@ TEST(view_copy_keeps_elements_and_checks_count) {
 }
 
 TEST(permute_copy_moves_dims) {
-  TestTensor self({2, 3}, {1, 2, 3, 4, 5, 6});
+  TestTensor self({2, 3}, std::initializer_list<int32_t>{1, 2, 3, 4, 5, 6});
   TestIntList dims({1, 0});
   TestTensor out(ScalarType::kInt, {3, 2});
   EXPECT_OK(call(ops::permute_copy_out, {self.value(), dims.value(), out.value()}));
@@ -196,7 +196,7 @@ TEST(permute_copy_moves_dims) {
 
 TEST(clone_dim_order_converts_to_channels_last) {
   // NCHW [1, 2, 1, 2] -> NHWC memory (dim order 0, 2, 3, 1).
-  TestTensor self({1, 2, 1, 2}, {1, 2, 3, 4});
+  TestTensor self({1, 2, 1, 2}, std::initializer_list<int32_t>{1, 2, 3, 4});
   EValue non_blocking = bool_value(false);
   TestIntList dim_order({0, 2, 3, 1});
   TestTensor out(ScalarType::kInt, {1, 2, 1, 2}, {0, 2, 3, 1});
