@@ -22,7 +22,7 @@ def _cc_flag_set_impl(ctx):
         actions = actions_of(ctx.attr.actions, str(ctx.label)),
         flags = system_includes + ctx.attr.flags,
         compilation_modes = ctx.attr.compilation_modes,
-        builtin_include_directories = ctx.attr.system_include_directories + ctx.attr.builtin_include_directories,
+        builtin_include_directories = ctx.attr.builtin_include_directories,
     )]
 
 cc_flag_set = rule(
@@ -37,11 +37,12 @@ cc_flag_set = rule(
             doc = "Flags, in order; they come after system_include_directories' -isystem flags.",
         ),
         "system_include_directories": attr.string_list(
-            doc = "Directories passed as -isystem, in order, and declared built-in (headers under them " +
-                  "need not be declared by rules). Paths relative to the execution root.",
+            doc = "Directories passed as -isystem, in order, before `flags`; relative to the execution " +
+                  "root. Their headers must be files of the toolchain (cc_toolchain's compiler_files).",
         ),
         "builtin_include_directories": attr.string_list(
-            doc = "Directories the compiler searches by itself (no flag needed) whose headers are allowed.",
+            doc = "Absolute directories the compiler searches by itself and reports absolute paths from " +
+                  "(zig's libc++ and musl): Bazel's header check lets their headers through undeclared.",
         ),
         "compilation_modes": attr.string_list(
             doc = "Apply only in these compilation modes (dbg, fastbuild, opt); empty means always.",

@@ -24,7 +24,16 @@ _BOARD_SUPPORT = select({
     "//conditions:default": [],
 })
 
-def emulated_cc_test(name, srcs, deps = [], copts = [], linkopts = [], target_compatible_with = [], tags = [], **kwargs):
+def emulated_cc_test(
+        name,
+        srcs,
+        deps = [],
+        copts = [],
+        linkopts = [],
+        data = [],
+        target_compatible_with = [],
+        tags = [],
+        **kwargs):
     """A cc test built for the target platform and run on its emulator (or natively on the host).
 
     Args:
@@ -33,11 +42,13 @@ def emulated_cc_test(name, srcs, deps = [], copts = [], linkopts = [], target_co
       deps: cc_library dependencies.
       copts: extra compiler flags.
       linkopts: extra linker flags.
+      data: files the test reads at run time; `args` may name them with $(rootpath <label>).
       target_compatible_with: further constraints (e.g. a core the test's intrinsics need); the test
         is always limited to platforms with an emulator.
       tags: extra tags; `qemu` is always added so CI can pick or skip emulated tests.
-      **kwargs: passed to the test rule (size, timeout, args, flaky, ...).
+      **kwargs: passed to the test rule (size, timeout, args, flaky, ...); size defaults to small.
     """
+    kwargs.setdefault("size", "small")
     compatible = _RUNNABLE + target_compatible_with
     native.cc_binary(
         name = name + "_binary",
@@ -52,6 +63,7 @@ def emulated_cc_test(name, srcs, deps = [], copts = [], linkopts = [], target_co
     emulator_test(
         name = name,
         binary = name + "_binary",
+        data = data,
         target_compatible_with = compatible,
         tags = tags + ["qemu"],
         **kwargs

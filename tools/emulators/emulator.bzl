@@ -47,8 +47,10 @@ def _emulator_test_impl(ctx):
         content = "#!/usr/bin/env bash\nexec {} \"$@\"\n".format(" ".join([f.short_path for f in command])),
         is_executable = True,
     )
-    runfiles = ctx.runfiles(files = command + emulator.data)
+    runfiles = ctx.runfiles(files = command + emulator.data + ctx.files.data)
     runfiles = runfiles.merge(ctx.attr.binary[DefaultInfo].default_runfiles)
+    for target in ctx.attr.data:
+        runfiles = runfiles.merge(target[DefaultInfo].default_runfiles)
     return [DefaultInfo(executable = launcher, runfiles = runfiles)]
 
 emulator_test = rule(
@@ -66,6 +68,11 @@ emulator_test = rule(
             default = "//tools/emulators:target_emulator",
             providers = [EmulatorInfo],
             doc = "How to run it; by default the emulator of the target platform.",
+        ),
+        "data": attr.label_list(
+            allow_files = True,
+            doc = "Files the program reads at run time (from its working directory, the runfiles " +
+                  "root; on Corstone-300 through semihosting); `args` may name them with $(rootpath).",
         ),
     },
 )
