@@ -3,8 +3,9 @@
 # builds a model with --config=remote, expunges the local Bazel state, rebuilds, and requires that the
 # rebuild took its actions from the cache (and produced the same .pte bytes).
 #
-# Usage: tests/remote_cache/check.sh [target]    (default //models:small_cnn_u55_pte)
-# It uses its own Bazel output base, so the caller's local cache is left alone.
+# Usage: tests/remote_cache/check.sh [arm_pte target]    (default //models:small_cnn_u55_pte)
+# It uses its own Bazel output base and no convenience symlinks, so the caller's local cache and
+# bazel-* links are left alone.
 set -euo pipefail
 
 readonly TARGET="${1:-//models:small_cnn_u55_pte}"
@@ -55,18 +56,21 @@ nginx -c "$work/nginx.conf" -p "$work"
 
 bazel_build() {
   (cd "$ROOT" && ./bazelw --output_base="$output_base" build --config=remote \
-    --remote_cache="http://127.0.0.1:$port" "$TARGET" 2>&1) | tee "$work/build.log" | grep -E "processes|ERROR" || true
+    --remote_cache="http://127.0.0.1:$port" --symlink_prefix=/ "$TARGET" 2>&1) | tee "$work/build.log" | grep -E "processes|ERROR" || true
   grep -q "Build completed successfully" "$work/build.log"
 }
 
+# arm_pte writes <package>/<name>.pte under bazel-bin.
 pte_path() {
-  (cd "$ROOT" && ./bazelw --output_base="$output_base" cquery --output=files "$TARGET" 2>/dev/null)
+  local package="${TARGET#//}"
+  package="${package%%:*}"
+  echo "$(cd "$ROOT" && ./bazelw --output_base="$output_base" info bazel-bin 2>/dev/null)/$package/${TARGET##*:}.pte"
 }
 
 echo "remote_cache/check: first build of $TARGET (fills the cache at 127.0.0.1:$port)"
 bazel_build
 first_pte="$work/first.pte"
-cp "$ROOT/$(pte_path)" "$first_pte"
+cp "$(pte_path)" "$first_pte"
 uploads="$(grep -c '"PUT ' "$work/access.log" || true)"
 echo "remote_cache/check: $uploads uploads"
 
@@ -77,7 +81,7 @@ hits="$(grep -oE '[0-9]+ remote cache hit' "$work/build.log" | grep -oE '^[0-9]+
 local_runs="$(grep -oE '[0-9]+ (linux-sandbox|processwrapper-sandbox|local)' "$work/build.log" | awk '{ sum += $1 } END { print sum + 0 }')"
 echo "remote_cache/check: $hits remote cache hits, ${local_runs:-0} local executions"
 
-cmp "$first_pte" "$ROOT/$(pte_path)" || { echo "remote_cache/check: FAILED: the rebuilt .pte differs" >&2; exit 1; }
+cmp "$first_pte" "$(pte_path)" || { echo "remote_cache/check: FAILED: the rebuilt .pte differs" >&2; exit 1; }
 if [[ "$hits" -lt 1 || "${local_runs:-0}" -ne 0 ]]; then
   echo "remote_cache/check: FAILED: expected every action from the cache" >&2
   exit 1
