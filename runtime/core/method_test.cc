@@ -72,12 +72,16 @@ class Harness {
   ethosu::EthosUBackend ethos_u_;
 };
 
+// Float inputs get `value`, bool inputs true, others zero.
 Status fill_inputs(Method& method, float value) {
   for (size_t i = 0; i < method.input_count(); ++i) {
     PTE_ASSIGN_OR_RETURN(const Tensor* tensor, method.input_tensor(i));
-    std::vector<float> data(tensor->numel, value);
-    PTE_RETURN_IF_ERROR(method.set_input(
-        i, Span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size() * sizeof(float))));
+    std::vector<uint8_t> bytes(tensor->nbytes, 0);
+    for (size_t e = 0; e < tensor->numel; ++e) {
+      if (tensor->scalar_type == ScalarType::kFloat) std::memcpy(&bytes[e * sizeof(float)], &value, sizeof(float));
+      if (tensor->scalar_type == ScalarType::kBool) bytes[e] = 1;
+    }
+    PTE_RETURN_IF_ERROR(method.set_input(i, Span<const uint8_t>(bytes.data(), bytes.size())));
   }
   return Status();
 }
@@ -108,7 +112,7 @@ TEST(runs_the_float_mlp) {
 }
 
 TEST(every_test_program_loads_and_runs) {
-  for (const char* name : {"softmax", "mlp_fp32", "mlp_qdq_edges", "mlp_int8", "conv_layout"}) {
+  for (const char* name : {"cond", "softmax", "mlp_fp32", "mlp_qdq_edges", "mlp_int8", "conv_layout"}) {
     Harness harness(read_test_file(std::string(kPrograms) + name + ".pte"));
     const Status status = load_and_run(harness, harness.bytes());
     if (!status.ok()) std::printf("  %s: %s\n", name, status.message());
@@ -159,7 +163,7 @@ TEST(truncating_the_segments_names_the_missing_bytes) {
 
 TEST(corrupting_any_byte_never_crashes) {
   // Every byte of the program, flipped in turn: loading and running must end in ok or an error code.
-  for (const char* name : {"mlp_int8", "conv_layout"}) {
+  for (const char* name : {"mlp_int8", "conv_layout", "cond"}) {
     Harness harness(read_test_file(std::string(kPrograms) + name + ".pte"));
     size_t failures = 0;
     for (size_t offset = 0; offset < harness.bytes().size(); ++offset) {

@@ -47,12 +47,10 @@ def _run_pte_runner(*args: str | pathlib.Path) -> subprocess.CompletedProcess:
 
 
 def test_the_programs_are_present():
-    assert set(PROGRAMS) == {"conv_layout", "mlp_fp32", "mlp_int8", "mlp_qdq_edges", "softmax"}
+    assert set(PROGRAMS) == {"cond", "conv_layout", "mlp_fp32", "mlp_int8", "mlp_qdq_edges", "softmax"}
 
 
-@pytest.mark.parametrize("program", PROGRAMS)
-def test_outputs_match_executorch_bit_for_bit(program: str, executorch_runtime, tmp_path: pathlib.Path):
-    inputs = _inputs(program)
+def _expect_same_outputs(program: str, inputs: list[pathlib.Path], executorch_runtime, tmp_path: pathlib.Path):
     result = _run_pte_runner("--model", PROGRAMS_DIR / f"{program}.pte",
                              *[arg for path in inputs for arg in ("--input", path)], "--output-dir", tmp_path)
     assert result.returncode == 0, result.stderr
@@ -67,6 +65,19 @@ def test_outputs_match_executorch_bit_for_bit(program: str, executorch_runtime, 
         assert ours.dtype == reference.dtype and ours.shape == reference.shape
         # Bytes, not values: NaN payloads and -0.0 must match too.
         assert ours.tobytes() == reference.tobytes(), f"output {index}: max |diff| {np.abs(ours - reference).max()}"
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_outputs_match_executorch_bit_for_bit(program: str, executorch_runtime, tmp_path: pathlib.Path):
+    _expect_same_outputs(program, _inputs(program), executorch_runtime, tmp_path)
+
+
+def test_the_other_branch_of_cond_matches_too(executorch_runtime, tmp_path: pathlib.Path):
+    predicate, x = _inputs("cond")
+    assert np.load(predicate).all(), "the generated predicate should take the first branch"
+    false_predicate = tmp_path / "false.npy"
+    np.save(false_predicate, np.array([False]))
+    _expect_same_outputs("cond", [false_predicate, x], executorch_runtime, tmp_path)
 
 
 def test_a_truncated_program_is_reported(tmp_path: pathlib.Path):

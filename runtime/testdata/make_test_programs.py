@@ -73,6 +73,13 @@ class ConvLayout(torch.nn.Module):
         return z.permute(0, 2, 3, 1).reshape(1, -1)
 
 
+class Cond(torch.nn.Module):
+    """torch.cond: ExecuTorch emits JumpFalseCall (on a bool tensor, then on a constant Bool) and MoveCall."""
+
+    def forward(self, predicate: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        return torch.cond(predicate, lambda x: x + 1.0, lambda x: x * 2.0, (x,))
+
+
 def _randn(*shape: int, scale: float = 1.0) -> torch.Tensor:
     return torch.randn(*shape) * scale
 
@@ -82,6 +89,7 @@ PROGRAMS: dict[str, Callable[[], TestProgram]] = {
     "mlp_fp32": lambda: TestProgram(Mlp(), (_randn(3, 8),)),
     "mlp_qdq_edges": lambda: TestProgram(MlpWithQdqEdges(), (_randn(3, 8),)),
     "mlp_int8": lambda: TestProgram(Mlp(), (_randn(3, 8),), quantize=True),
+    "cond": lambda: TestProgram(Cond(), (torch.tensor([True]), _randn(2, 3))),
     "conv_layout": lambda: TestProgram(ConvLayout(), (_randn(1, 3, 8, 8), _randn(1, 4, 4, 4))),
 }
 
