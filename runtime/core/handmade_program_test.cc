@@ -26,17 +26,20 @@ struct Knobs {
   int32_t jump_before_add = -1;      // a JumpFalseCall on value 4 to this instruction, before the add
   uint32_t out_offset = 16;          // out's planned offset (the buffer is 32 bytes)
   fb::TensorShapeDynamism input_dynamism = fb::TensorShapeDynamism::STATIC;
+  int32_t input_elements = 2;
   bool constant_is_external = false;
 };
 
 std::vector<uint8_t> build(const Knobs& knobs) {
   flatbuffers::FlatBufferBuilder builder;
   const std::vector<int32_t> sizes = {2};
+  const std::vector<int32_t> input_sizes = {knobs.input_elements};
   const std::vector<uint8_t> dim_order = {0};
   auto tensor = [&](uint32_t data_buffer_idx, flatbuffers::Offset<fb::AllocationDetails> allocation,
-                    fb::TensorShapeDynamism dynamism, flatbuffers::Offset<fb::ExtraTensorInfo> extra) {
+                    fb::TensorShapeDynamism dynamism, flatbuffers::Offset<fb::ExtraTensorInfo> extra,
+                    const std::vector<int32_t>* shape) {
     return fb::CreateEValue(builder, fb::KernelTypes::Tensor,
-                            fb::CreateTensorDirect(builder, fb::ScalarType::FLOAT, 0, &sizes, &dim_order, false,
+                            fb::CreateTensorDirect(builder, fb::ScalarType::FLOAT, 0, shape, &dim_order, false,
                                                    data_buffer_idx, allocation, 0, dynamism, extra)
                                 .Union());
   };
@@ -44,9 +47,10 @@ std::vector<uint8_t> build(const Knobs& knobs) {
                             ? fb::CreateExtraTensorInfoDirect(builder, 0, "c", fb::TensorDataLocation::EXTERNAL)
                             : flatbuffers::Offset<fb::ExtraTensorInfo>();
   const std::vector<flatbuffers::Offset<fb::EValue>> values = {
-      tensor(0, fb::CreateAllocationDetails(builder, 1, 0), knobs.input_dynamism, 0),
-      tensor(1, 0, fb::TensorShapeDynamism::STATIC, external),
-      tensor(0, fb::CreateAllocationDetails(builder, 1, knobs.out_offset), fb::TensorShapeDynamism::STATIC, 0),
+      tensor(0, fb::CreateAllocationDetails(builder, 1, 0), knobs.input_dynamism, 0, &input_sizes),
+      tensor(1, 0, fb::TensorShapeDynamism::STATIC, external, &sizes),
+      tensor(0, fb::CreateAllocationDetails(builder, 1, knobs.out_offset), fb::TensorShapeDynamism::STATIC, 0,
+             &sizes),
       fb::CreateEValue(builder, fb::KernelTypes::Int, fb::CreateInt(builder, 1).Union()),
       fb::CreateEValue(builder, fb::KernelTypes::Bool, fb::CreateBool(builder, false).Union()),
   };
@@ -185,6 +189,15 @@ TEST(a_placement_past_the_planned_buffer_fails_the_load) {
   knobs.out_offset = 28;
   EXPECT_ERROR(Loaded{knobs}.status, Error::kInvalidProgram,
                "value 2: planned at [28, +8) in memory_id 1, beyond the buffer's 32 bytes");
+}
+
+TEST(a_huge_tensor_fails_the_load_on_every_target) {
+  // 2^30 floats: 4 GiB, past the planned buffer on 64-bit hosts and past the address space on 32-bit ones.
+  Knobs knobs;
+  knobs.input_elements = 1 << 30;
+  EXPECT_TRUE(Loaded{knobs}.status.code() == Error::kInvalidProgram);
+  knobs.input_elements = -1;
+  EXPECT_ERROR(Loaded{knobs}.status, Error::kInvalidProgram, "value 0: size -1 of dim 0 is negative or overflows");
 }
 
 }  // namespace

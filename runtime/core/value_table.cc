@@ -106,6 +106,12 @@ Result<Tensor*> load_tensor(const fb::Tensor& serialized, const Program& program
   }
   PTE_RETURN_IF_ERROR(check_supported_layout(serialized));
   PTE_ASSIGN_OR_RETURN(const TensorShape shape, read_shape(serialized));
+  // On 32-bit targets a corrupt size could wrap the byte count to something small that then passes the
+  // bounds checks.
+  if (shape.numel > SIZE_MAX / element_bytes) {
+    return Status::failure(Error::kInvalidProgram, "%lu elements of %lu bytes overflow the address space",
+                           as_ulong(shape.numel), as_ulong(element_bytes));
+  }
 
   PTE_ASSIGN_OR_RETURN(Tensor * tensor, arena.allocate_array<Tensor>(1, "tensor"));
   PTE_ASSIGN_OR_RETURN(int32_t * strides, arena.allocate_array<int32_t>(shape.rank, "tensor strides"));

@@ -1,6 +1,6 @@
 """pte_runner gives the same outputs as ExecuTorch's own host runtime (the executorch wheel), bit for bit.
 
-The programs come from //runtime/testdata:programs (exported by ExecuTorch, no delegates). The wheel's
+The programs come from //runtime/testdata:float_programs and :quantized_programs (exported by ExecuTorch, no delegates). The wheel's
 Python runtime links the portable and optimized kernels; its quantized kernels ship as a separate library
 that registers itself when loaded, so the test loads it first.
 """
@@ -19,9 +19,10 @@ import torch
 
 # The runfiles tree (not the source tree __file__ links to) holds the built programs and runner.
 WORKSPACE = pathlib.Path(os.path.abspath(__file__)).parents[2]
-PROGRAMS_DIR = WORKSPACE / "runtime" / "testdata" / "programs"
+PROGRAM_DIRS = [WORKSPACE / "runtime" / "testdata" / name for name in ("float_programs", "quantized_programs")]
 RUNNER = WORKSPACE / "runtime" / "runner" / "pte_runner"
-PROGRAMS = sorted(path.stem for path in PROGRAMS_DIR.glob("*.pte"))
+PROGRAM_PATHS = {path.stem: path for directory in PROGRAM_DIRS for path in directory.glob("*.pte")}
+PROGRAMS = sorted(PROGRAM_PATHS)
 
 
 def _load_executorch_quantized_kernels() -> None:
@@ -39,7 +40,7 @@ def executorch_runtime():
 
 
 def _inputs(program: str) -> list[pathlib.Path]:
-    return sorted(PROGRAMS_DIR.glob(f"{program}_input*.npy"))
+    return sorted(PROGRAM_PATHS[program].parent.glob(f"{program}_input*.npy"))
 
 
 def _run_pte_runner(*args: str | pathlib.Path) -> subprocess.CompletedProcess:
@@ -51,12 +52,12 @@ def test_the_programs_are_present():
 
 
 def _expect_same_outputs(program: str, inputs: list[pathlib.Path], executorch_runtime, tmp_path: pathlib.Path):
-    result = _run_pte_runner("--model", PROGRAMS_DIR / f"{program}.pte",
+    result = _run_pte_runner("--model", PROGRAM_PATHS[program],
                              *[arg for path in inputs for arg in ("--input", path)], "--output-dir", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "runtime arena:" in result.stdout
 
-    method = executorch_runtime.load_program(PROGRAMS_DIR / f"{program}.pte").load_method("forward")
+    method = executorch_runtime.load_program(PROGRAM_PATHS[program]).load_method("forward")
     expected = method.execute([torch.from_numpy(np.load(path)) for path in inputs])
     assert len(expected) == len(list(tmp_path.glob("output*.npy")))
     for index, reference in enumerate(expected):
@@ -81,7 +82,7 @@ def test_the_other_branch_of_cond_matches_too(executorch_runtime, tmp_path: path
 
 
 def test_a_truncated_program_is_reported(tmp_path: pathlib.Path):
-    pte = (PROGRAMS_DIR / "mlp_fp32.pte").read_bytes()
+    pte = PROGRAM_PATHS["mlp_fp32"].read_bytes()
     truncated = tmp_path / "truncated.pte"
     truncated.write_bytes(pte[: len(pte) // 2])
     result = _run_pte_runner("--model", truncated, "--input", _inputs("mlp_fp32")[0], "--output-dir", tmp_path)
@@ -90,7 +91,7 @@ def test_a_truncated_program_is_reported(tmp_path: pathlib.Path):
 
 
 def test_a_too_small_planned_buffer_says_how_much_is_needed(tmp_path: pathlib.Path):
-    result = _run_pte_runner("--model", PROGRAMS_DIR / "mlp_fp32.pte", "--input", _inputs("mlp_fp32")[0],
+    result = _run_pte_runner("--model", PROGRAM_PATHS["mlp_fp32"], "--input", _inputs("mlp_fp32")[0],
                              "--planned-buffer-bytes", "64", "--output-dir", tmp_path)
     assert result.returncode == 1
     assert "ArenaTooSmall" in result.stderr and "needs 800 bytes, 64 given" in result.stderr, result.stderr
