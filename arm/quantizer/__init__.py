@@ -1,6 +1,16 @@
-"""pt2e quantization for the Arm flow (int8 activations, int8 weights, int32 biases)."""
+"""pt2e quantization for the Arm flow (int8 or int16 activations, int8 weights, int32 biases)."""
 
-from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_quantization_config
+from arm.quantizer.quantization_config import (
+    QuantizationConfig,
+    get_symmetric_a16w8_quantization_config,
+    get_symmetric_quantization_config,
+)
 from arm.quantizer.quantizer import EthosUQuantizer, TOSAQuantizer
 
-__all__ = ["EthosUQuantizer", "QuantizationConfig", "TOSAQuantizer", "get_symmetric_quantization_config"]
+__all__ = [
+    "EthosUQuantizer",
+    "QuantizationConfig",
+    "TOSAQuantizer",
+    "get_symmetric_a16w8_quantization_config",
+    "get_symmetric_quantization_config",
+]

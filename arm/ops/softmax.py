@@ -1,0 +1,194 @@
+"""aten.softmax / aten._softmax -> max-stabilized exp, sum and reciprocal.
+
+FP: REDUCE_MAX, SUB, EXP, REDUCE_SUM, RECIPROCAL, MUL.
+
+INT: the output grid is fixed (1/256, zero point -128; see QuantizationConfig.probability_output) and
+the whole computation stays on int32 operators every Ethos-U runs:
+
+1. ``d = x - max(x)`` in raw input steps lies in [-255, 0]; ``d + 127`` is an exact int8 index.
+2. Two int8 TABLEs give the high and low byte of ``E = round(65535 * exp(scale * d))``, combined to a
+   16-bit int32 (U55/U65 have no int16 TABLE, and 8 bits of exp alone lose a step of the output).
+3. ``S = REDUCE_SUM(E)``; its reciprocal comes from CLZ normalization and Newton-Raphson
+   (arm.ops.fixed_point), and ``2**16 * E / S`` from a MUL and a per-row rounding right shift.
+4. One RESCALE puts that onto the output grid.
+
+The maximum element contributes E = 65535, so S >= 65535 and the shifts stay in range for reductions
+of up to 2**15 elements (S < 2**31).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.fixed_point import RECIPROCAL_FRACTION_BITS, Int32Emitter, normalize, reciprocal
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.axis_reduction import reduce
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.table import INT8_VALUES, table
+from arm.quantizer.annotation import annotate
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import QParams
+from arm.tosa.rescale import rescale
+from arm.tosa.specification import TosaSpecification
+
+# E's full scale: 16 bits split into two int8 table bytes.
+_EXP_FULL_SCALE = (1 << 16) - 1
+# Largest reduction whose sum of E fits int32.
+MAX_REDUCED_ELEMENTS = 1 << 15
+# Fraction bits of the quotient E / S before the final RESCALE; 16 serves int8 and int16 outputs.
+_QUOTIENT_FRACTION_BITS = 16
+# Right shift folded into the MUL of E (< 2**16) by the reciprocal (< 2**29): the product stays < 2**25.
+_PRODUCT_SHIFT = 20
+
+
+def softmax_dim(node: Node) -> int:
+    return node.args[1] % len(shape_of(node))
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    reduced = shape_of(x)[softmax_dim(node)] if shape_of(x) else 1
+    half_to_float = len(node.args) > 2 and node.args[2]
+    return first_reason(
+        profile_reason(node, spec, [x]),
+        rank_reason(node, shape_of(x)),
+        f"{describe(node)}: half_to_float is not supported" if half_to_float else None,
+        (
+            f"{describe(node)}: softmax over {reduced} elements exceeds the {MAX_REDUCED_ELEMENTS} the integer "
+            f"lowering can sum in int32; split the axis or use the FP profile"
+            if spec.is_int and reduced > MAX_REDUCED_ELEMENTS
+            else None
+        ),
+    )
+
+
+def annotate_softmax(node: Node, config: QuantizationConfig) -> None:
+    annotate(node, {node.args[0]: config.activation}, config.probability_output())
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    x = ctx.value(node.args[0])
+    axis = softmax_dim(node)
+    if ctx.spec.is_fp:
+        return _lower_float(node.name, ctx, x, axis)
+    return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node))
+
+
+def _lower_float(name: str, ctx: LoweringContext, x: TosaValue, axis: int) -> TosaValue:
+    graph = ctx.graph
+    maximum = reduce(graph, ts.Op.REDUCE_MAX, x, axis, name=f"{name}_max")
+    shifted = _float_op(ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute, [x, maximum], f"{name}_shifted")
+    exp = _float_op(ctx, ts.Op.EXP, ts.TosaSerializerAttribute.ExpAttribute, [shifted], f"{name}_exp")
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{name}_sum")
+    inverse = _float_op(
+        ctx, ts.Op.RECIPROCAL, ts.TosaSerializerAttribute.ReciprocalAttribute, [total], f"{name}_reciprocal"
+    )
+    shift = graph.add_scalar_const(f"{name}_shift", 0, np.int8)
+    return _float_op(ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [exp, inverse, shift], name)
+
+
+def _float_op(ctx: LoweringContext, op: ts.Op, set_attribute, inputs: list[TosaValue], name: str) -> TosaValue:
+    shape = tuple(max(dims) for dims in zip(*(value.shape for value in inputs[:2])))
+    output = ctx.graph.add_tensor(name, shape, np.float32)
+    attribute = ts.TosaSerializerAttribute()
+    set_attribute(attribute)
+    ctx.graph.add_op(op, inputs, [output], attribute)
+    return output
+
+
+def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams) -> TosaValue:
+    graph = ctx.graph
+    int32 = np.dtype(np.int32)
+    ints = Int32Emitter(graph, name, x.rank)
+
+    def widen(value: TosaValue, what: str, *, scale: float = 1.0, zero_point: int = 0) -> TosaValue:
+        return rescale(
+            graph, value, name=f"{name}_{what}", scales=[scale], output_dtype=int32, input_zp=zero_point, output_zp=0
+        )
+
+    maximum = reduce(graph, ts.Op.REDUCE_MAX, x, axis, name=f"{name}_max")
+    # Zero points cancel in x - max: both sides are read raw.
+    steps_below_max = ints.sub(widen(x, "x_int32"), widen(maximum, "max_int32"), "steps_below_max")
+    index = rescale(
+        graph, steps_below_max, name=f"{name}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
+        input_zp=0, output_zp=127,
+    )  # fmt: skip
+    high_bytes, low_bytes = _exp_tables(x.qparams.scale)
+    # Table bytes are stored offset by -128 (int8); the RESCALEs add it back.
+    high = widen(table(graph, index, high_bytes, name=f"{name}_exp_high", qparams=None), "exp_high_int32",
+                 scale=256.0, zero_point=-128)  # fmt: skip
+    low = widen(table(graph, index, low_bytes, name=f"{name}_exp_low", qparams=None), "exp_low_int32",
+                zero_point=-128)  # fmt: skip
+    exp = ints.add(high, low, "exp")
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{name}_sum")
+    normalized = normalize(ints, total)
+    inverse = reciprocal(ints, normalized.mantissa)
+    # E / S = E * inverse * 2**(shift - 31 - 28); the MUL takes _PRODUCT_SHIFT, the rest is per row.
+    product = ints.mul(exp, inverse, "product", shift=_PRODUCT_SHIFT)
+    fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - _PRODUCT_SHIFT - _QUOTIENT_FRACTION_BITS
+    row_shift = ints.sub(ints.constant(fixed_shift, "row_shift_base"), normalized.shift, "row_shift")
+    quotient = ints.shift_right_rounding(product, row_shift, "quotient")
+    return rescale(
+        graph,
+        quotient,
+        name=name,
+        scales=[2.0**-_QUOTIENT_FRACTION_BITS / output.scale],
+        output_dtype=output.dtype,
+        input_zp=0,
+        output_zp=output.zero_point,
+        output_qparams=output,
+    )
+
+
+def _exp_tables(input_scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """High and low bytes (offset to int8) of E for the table index ``d + 127``, d in [-255, 0]."""
+    exp = np.round(_EXP_FULL_SCALE * np.exp(input_scale * (INT8_VALUES - 127).astype(np.float64))).astype(np.int64)
+    return ((exp >> 8) - 128).astype(np.int8), ((exp & 0xFF) - 128).astype(np.int8)
+
+
+def softmax_last(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+def softmax_channels(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=1)
+
+
+def softmax_first(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=0)
+
+
+def _scaled(seed: int, scale: float, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    return tuple(scale * tensor for tensor in random_inputs(seed, *shapes))
+
+
+TEST_CASES = {
+    "logits": OpTestCase(FunctionModule(softmax_last), random_inputs(0, (2, 10))),
+    "rank4_last": OpTestCase(FunctionModule(softmax_last), random_inputs(1, (1, 4, 8, 16))),
+    "rank4_channels": OpTestCase(FunctionModule(softmax_channels), random_inputs(2, (1, 16, 4, 4))),
+    "rank3_first": OpTestCase(FunctionModule(softmax_first), random_inputs(3, (6, 5, 8))),
+    # Attention-sized rows: a sum over 197 elements, and rows dominated by one element.
+    "attention_rows": OpTestCase(FunctionModule(softmax_last), random_inputs(4, (1, 3, 12, 197))),
+    # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
+    # ~0.06) moves such outputs by ~2 steps, the bound against the float module.
+    "peaked": OpTestCase(FunctionModule(softmax_last), _scaled(5, 2.5, (4, 32))),
+    # A narrow input range: all exponentials close to 1, the output near 1/N everywhere.
+    "flat": OpTestCase(FunctionModule(softmax_last), _scaled(6, 0.05, (3, 64))),
+}
+
+OP = ArmOp(
+    name="softmax",
+    edge_targets=(exir_ops.edge.aten._softmax.default,),
+    aten_targets=(torch.ops.aten.softmax.int, torch.ops.aten._softmax.default),
+    support=support,
+    annotate=annotate_softmax,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
