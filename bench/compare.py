@@ -1,0 +1,154 @@
+"""Compiles models with our flow and with ExecuTorch's Arm backend (the peer) in one run, and compares.
+
+    ./bazelw run //bench:compare -- --models mv2,dscnn --json /tmp/bench.json
+    python -m bench.compare --models mv2 --targets ethos-u55-128
+
+For every model and Ethos-U target both sides get the same module, example input, calibration
+samples, Vela version, system config and memory mode. Each side's compile time is the wall time
+from torch.export to the .pte bytes (imports excluded: both flows are loaded and warmed up first);
+everything else is read the same way for both sides from what they produced (see bench/analysis.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import datetime
+import gc
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import sys
+import warnings
+from pathlib import Path
+
+# Import-time notices from libraries (CUDA kernels absent, pytree deprecations) would bury the table.
+logging.getLogger("torchao").setLevel(logging.ERROR)
+logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+import torch  # noqa: E402
+
+from arm.model_spec import ModelSpec, load_model_spec  # noqa: E402
+from bench import ours, peer  # noqa: E402
+from bench.analysis import SideReport, compile_and_analyze  # noqa: E402
+from bench.goals import goal_verdicts, render_goals  # noqa: E402
+from bench.model_list import BENCH_MODELS, BENCH_TARGETS  # noqa: E402
+from bench.table import Comparison, render_block, render_summary  # noqa: E402
+
+TORCH_THREADS = 1
+CALIBRATION_SAMPLES = 16
+_VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bench.compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--models",
+        default=",".join(BENCH_MODELS),
+        help=f"comma-separated model names (default: all of {', '.join(BENCH_MODELS)})",
+    )
+    parser.add_argument(
+        "--targets", default=",".join(BENCH_TARGETS), help=f"comma-separated Ethos-U targets (default: {','.join(BENCH_TARGETS)})"
+    )
+    parser.add_argument("--calibration-samples", type=int, default=CALIBRATION_SAMPLES)
+    parser.add_argument("--json", type=Path, help="also write every number to this JSON file")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    models = _names(args.models, BENCH_MODELS, "model")
+    targets = _names(args.targets, BENCH_TARGETS, "target")
+    torch.set_num_threads(TORCH_THREADS)
+    meta = _run_description(args.calibration_samples)
+    print("\n".join(f"{key}: {value}" for key, value in meta.items()), flush=True)
+    _warm_up()
+
+    comparisons = []
+    for model in models:
+        for target in targets:
+            comparison = _compare(model, target, args.calibration_samples)
+            comparisons.append(comparison)
+            print(f"\n{render_block(comparison)}", flush=True)
+
+    verdicts = goal_verdicts(comparisons)
+    print(f"\n== summary (ours / peer) ==\n{render_summary(comparisons)}")
+    print(f"\n== goals ==\n{render_goals(verdicts)}")
+    if args.json:
+        _write_json(_output_path(args.json), meta, comparisons, verdicts)
+    return 0
+
+
+def _names(text: str, known: dict[str, str] | tuple[str, ...], what: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise SystemExit(f"unknown {what}(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
+    return names
+
+
+def _run_description(calibration_samples: int) -> dict[str, str]:
+    versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in _VERSIONED_PACKAGES)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}, load average {load}",
+        "torch threads": f"{TORCH_THREADS} (torch.set_num_threads, both sides)",
+        "versions": versions,
+        "Vela": importlib.metadata.version("ethos-u-vela"),
+        "calibration samples": str(calibration_samples),
+        "compile time": "wall time from torch.export to .pte bytes; imports done before timing",
+    }
+
+
+def _warm_up() -> None:
+    """Loads both flows and runs one tiny export, so the first timed compile pays no one-off costs."""
+    ours.warm_up()
+    try:
+        peer.warm_up()
+    except Exception as error:  # the peer's failures go in the table, where compile_peer fails again
+        print(f"warning: the peer did not load: {type(error).__name__}: {error}", file=sys.stderr)
+    torch.export.export(torch.nn.Linear(2, 2), (torch.zeros(1, 2),))
+
+
+def _compare(model: str, target: str, calibration_samples: int) -> Comparison:
+    try:
+        spec = load_model_spec(BENCH_MODELS[model])
+    except Exception as error:
+        failed = f"{type(error).__name__}: {error}"
+        return Comparison(model, target, SideReport("ours", error=failed), SideReport("peer", error=failed))
+    reports = {}
+    for side, compiler in (("ours", ours.compile_ours), ("peer", peer.compile_peer)):
+        gc.collect()
+        print(f"compiling {model} for {target}: {side} ...", file=sys.stderr, flush=True)
+        reports[side] = compile_and_analyze(side, compiler, _fresh(spec), target, calibration_samples)
+    return Comparison(model, target, reports["ours"], reports["peer"])
+
+
+def _fresh(spec: ModelSpec) -> ModelSpec:
+    # Each side gets its own copy of the module, so neither sees what the other did to it.
+    return dataclasses.replace(spec, module=copy.deepcopy(spec.module))
+
+
+def _output_path(path: Path) -> Path:
+    # Under `bazel run` the working directory is the runfiles tree; relative paths mean the user's.
+    workdir = os.environ.get("BUILD_WORKING_DIRECTORY")
+    return path if path.is_absolute() or not workdir else Path(workdir) / path
+
+
+def _write_json(path: Path, meta: dict[str, str], comparisons: list[Comparison], verdicts: dict) -> None:
+    document = {
+        "run": meta,
+        "comparisons": [dataclasses.asdict(comparison) for comparison in comparisons],
+        "goals": {goal: dataclasses.asdict(verdict) for goal, verdict in verdicts.items()},
+    }
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    print(f"\nwrote {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

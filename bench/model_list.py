@@ -1,0 +1,11 @@
+"""The models the comparison knows, by short name (the prefix of their Bazel targets in models/)."""
+
+BENCH_MODELS = {
+    "mv2": "models.mobilenet_v2:model",
+    "dscnn": "models.ds_cnn:model",
+    "resnet18": "models.resnet18:model",
+    "mv3_small": "models.mobilenet_v3_small:model",
+    "transformer": "models.transformer_encoder:model",
+}
+
+BENCH_TARGETS = ("ethos-u55-128", "ethos-u85-256")

@@ -1,0 +1,27 @@
+"""Our side: the product flow, ``arm.flow.run_flow``, exactly as the CLI and Bazel rule call it."""
+
+from __future__ import annotations
+
+from arm.flow import resolve_target, run_flow
+from arm.model_spec import ModelSpec
+from arm.ops import registry
+from bench.backend_isolation import backends_of
+from bench.compiled import CompiledProgram
+
+
+def warm_up() -> None:
+    """Loads what the flow would otherwise import lazily during the first timed compile."""
+    registry.op_names()
+
+
+def compile_ours(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+    with backends_of("arm"):
+        result = run_flow(spec, resolve_target(target), calibration_samples=calibration_samples, progress=False
+        )
+    return CompiledProgram(
+        pte=result.pte,
+        stage_seconds=dict(result.stage_seconds),
+        tosa_flatbuffers=[tosa.flatbuffer for tosa in result.artifacts.tosa],
+        vela_summaries=[vela.summary_csv for vela in result.artifacts.vela],
+        quantized_module=result.quantized_module,
+    )

@@ -1,0 +1,93 @@
+"""The peer: ExecuTorch's own Arm backend, driven the way its aot_arm_compiler script drives it.
+
+This module is the only place in the repository that imports ``executorch.backends.arm``.
+
+Steps and settings mirror ours: export, pt2e quantization with ``EthosUQuantizer`` and the symmetric
+per-channel int8 config, re-export, ``to_edge_transform_and_lower`` with ``EthosUPartitioner``, then
+``to_executorch``; same calibration samples, same Vela, same system config and memory mode. The peer
+writes its TOSA graphs only to an intermediate-artifacts folder; the bench reads them from there, and
+runs Vela on them again (outside the timed region) for per-partition reports, as the peer's own folder
+keeps only the last partition's summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import torch
+from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+from arm.compile_spec import EthosUCompileSpec as OurEthosUCompileSpec
+from arm.ethosu.vela import compile_tosa
+from arm.model_spec import ModelSpec
+from bench.backend_isolation import backends_of
+from bench.compiled import CompiledProgram
+
+
+def warm_up() -> None:
+    """Imports the peer's modules, including those its backend imports lazily on first use."""
+    import executorch.backends.arm._passes  # noqa: F401
+    import executorch.backends.arm.ethosu  # noqa: F401
+    import executorch.backends.arm.operators.node_visitor  # noqa: F401
+    import executorch.backends.arm.quantizer  # noqa: F401
+
+
+def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
+    from executorch.backends.arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+
+    ours = OurEthosUCompileSpec(target)  # the same system config and memory mode as our default
+    samples = spec.calibration_inputs[:calibration_samples]
+    module = spec.module.eval()
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-peer-") as workdir:
+        compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
+        compile_spec.dump_intermediate_artifacts_to(workdir)
+        quantizer = EthosUQuantizer(compile_spec)
+        quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
+
+        with _timed(seconds, "export"):
+            exported = torch.export.export(module, spec.example_inputs)
+        with _timed(seconds, "quantize"):
+            prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
+            with torch.no_grad():
+                for sample in samples:
+                    prepared(*sample)
+            quantized = convert_pt2e(prepared)
+        with _timed(seconds, "re-export"):
+            exported = torch.export.export(quantized, spec.example_inputs)
+        with _timed(seconds, "lower"), backends_of("executorch.backends.arm"):
+            edge = to_edge_transform_and_lower(
+                exported,
+                partitioner=[EthosUPartitioner(compile_spec)],
+                compile_config=EdgeCompileConfig(_check_ir_validity=False),
+            )
+        with _timed(seconds, "serialize"), backends_of("executorch.backends.arm"):
+            pte = edge.to_executorch().buffer
+
+        tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
+    return CompiledProgram(
+        pte=pte,
+        stage_seconds=seconds,
+        tosa_flatbuffers=tosa_flatbuffers,
+        vela_summaries=[compile_tosa(tosa, ours).summary_csv for tosa in tosa_flatbuffers],
+        quantized_module=quantized,
+    )
+
+
+@contextlib.contextmanager
+def _timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    seconds[stage] = time.perf_counter() - start
+
+
+def _dumped_tosa_files(workdir: Path) -> list[Path]:
+    # The peer names each partition's graph output_tag<N>_<spec>.tosa; out.tosa is Vela's own copy of the
+    # last one.
+    return sorted(workdir.glob("output_tag*.tosa"), key=lambda path: int(path.name[len("output_tag") :].split("_")[0]))
