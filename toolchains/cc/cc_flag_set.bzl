@@ -2,6 +2,9 @@
 
 load(":actions.bzl", "ACTION_GROUPS", "actions_of")
 
+# Bazel enables the toolchain feature named after --compilation_mode; flag sets can be limited to some.
+COMPILATION_MODES = ["dbg", "fastbuild", "opt"]
+
 CcFlagSetInfo = provider(
     doc = "Flags a toolchain adds to some of its actions, and the include directories they make built-in.",
     fields = {
@@ -14,6 +17,9 @@ CcFlagSetInfo = provider(
 )
 
 def _cc_flag_set_impl(ctx):
+    for mode in ctx.attr.compilation_modes:
+        if mode not in COMPILATION_MODES:
+            fail("{}: unknown compilation mode '{}'; known: {}".format(ctx.label, mode, ", ".join(COMPILATION_MODES)))
     system_includes = []
     for directory in ctx.attr.system_include_directories:
         system_includes += ["-isystem", directory]

@@ -17,19 +17,9 @@ load(
     "with_feature_set",
 )
 load(":actions.bzl", "ACTION_GROUPS")
-load(":cc_flag_set.bzl", "CcFlagSetInfo")
+load(":cc_flag_set.bzl", "COMPILATION_MODES", "CcFlagSetInfo")
 
-_COMPILATION_MODES = ["dbg", "fastbuild", "opt"]
-
-def _flag_set_feature(info, where):
-    for mode in info.compilation_modes:
-        if mode not in _COMPILATION_MODES:
-            fail("{}: flag set {} names compilation mode '{}'; known: {}".format(
-                where,
-                info.name,
-                mode,
-                ", ".join(_COMPILATION_MODES),
-            ))
+def _flag_set_feature(info):
     return feature(
         name = info.name,
         enabled = True,
@@ -93,12 +83,11 @@ def _action_configs(ctx):
     return configs
 
 def _cc_toolchain_config_impl(ctx):
-    where = str(ctx.label)
     flag_sets = [target[CcFlagSetInfo] for target in ctx.attr.flag_sets]
     seen = {}
     for info in flag_sets:
         if info.name in seen:
-            fail("{}: two flag sets are named '{}'; feature names must be unique".format(where, info.name))
+            fail("{}: two flag sets are named '{}'; feature names must be unique".format(ctx.label, info.name))
         seen[info.name] = True
 
     builtin_include_directories = []
@@ -106,11 +95,11 @@ def _cc_toolchain_config_impl(ctx):
         builtin_include_directories += info.builtin_include_directories
 
     # Declared so Bazel enables the one matching --compilation_mode; flag sets select on them.
-    mode_features = [feature(name = mode) for mode in _COMPILATION_MODES]
+    mode_features = [feature(name = mode) for mode in COMPILATION_MODES]
 
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
-        toolchain_identifier = ctx.label.name,
+        toolchain_identifier = str(ctx.label),
         host_system_name = "x86_64-unknown-linux-gnu",
         target_system_name = ctx.attr.target_system_name,
         target_cpu = ctx.attr.target_cpu,
@@ -119,7 +108,7 @@ def _cc_toolchain_config_impl(ctx):
         abi_version = ctx.attr.target_libc,
         abi_libc_version = ctx.attr.target_libc,
         action_configs = _action_configs(ctx),
-        features = mode_features + [_ARCHIVER_FLAGS] + [_flag_set_feature(info, where) for info in flag_sets],
+        features = mode_features + [_ARCHIVER_FLAGS] + [_flag_set_feature(info) for info in flag_sets],
         cxx_builtin_include_directories = builtin_include_directories,
     )
 
