@@ -1,0 +1,97 @@
+"""Shared pieces of the one-input elementwise ops (activations, exp, log, neg, ...).
+
+Support, the default int8 annotation, the INT lowering through a lookup table and the float emitters
+they share.
+
+In the INT profile every one of these ops is a function of an int8 input, so one 256-entry TABLE
+computes it exactly as the quantized PyTorch module does (dequantize, float function, quantize),
+whatever the function. That is also the best graph for the NPU: one TABLE is a single elementwise
+pass with a lookup on the U55 and the U85, where a decomposition (hardswish: add, two clamps, mul,
+div) would need a rescale and an int32 intermediate per step.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+from torch.fx import Node
+from torchao.quantization.pt2e.quantizer import FixedQParamsQuantizationSpec, QuantizationSpecBase
+
+from arm.ops.elementwise import AttributeSetter, emit
+from arm.ops.support import first_reason, profile_reason, rank_reason
+from arm.ops.table import quantized_function_table, table
+from arm.quantizer.annotation import annotate
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+
+def unary_support(node: Node, spec: TosaSpecification) -> str | None:
+    """The profile and rank rules, applied to the first argument only (the others are scalars)."""
+    return first_reason(profile_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node)))
+
+
+def annotate_unary(node: Node, config: QuantizationConfig, output: QuantizationSpecBase | None = None) -> None:
+    """An observed int8 input and an int8 output (observed too, unless ``output`` fixes its grid)."""
+    annotate(node, {node.args[0]: config.activation}, output or config.activation)
+
+
+def fixed_int8_output(scale: float, zero_point: int) -> FixedQParamsQuantizationSpec:
+    """An int8 output grid known in advance (sigmoid, tanh), used instead of an observer.
+
+    Such functions have a known range, so observing it would only lose the values a calibration set
+    happens not to reach and clip the saturated ones.
+    """
+    return FixedQParamsQuantizationSpec(
+        dtype=torch.int8,
+        scale=scale,
+        zero_point=zero_point,
+        quant_min=-128,
+        quant_max=127,
+        qscheme=torch.per_tensor_affine,
+    )
+
+
+def lower_table(node: Node, ctx: LoweringContext, function: Callable[[torch.Tensor], torch.Tensor]) -> TosaValue:
+    """INT: ``node`` as a TABLE of ``function`` (a float32 torch function) from its input's grid to its own."""
+    value = ctx.quantized_value(node.args[0])
+    output = ctx.output_qparams(node)
+
+    def on_float32(real: np.ndarray) -> np.ndarray:
+        # The quantized module evaluates the function in float32; so does the table.
+        with torch.no_grad():
+            return function(torch.from_numpy(real.astype(np.float32))).numpy().astype(np.float64)
+
+    entries = quantized_function_table(on_float32, value.qparams, output)
+    return table(ctx.graph, value, entries, name=node.name, qparams=output)
+
+
+def emit_unary(ctx: LoweringContext, op: ts.Op, set_attribute: AttributeSetter, value: TosaValue, *, name: str) -> TosaValue:
+    """A float operator of one input, e.g. SIGMOID or EXP, with the input's shape and dtype."""
+    return emit(ctx, op, set_attribute, [value], name=name, shape=value.shape, dtype=value.dtype)
+
+
+def float_constant(ctx: LoweringContext, value: float, rank: int, *, name: str) -> TosaValue:
+    """A float32 scalar at ``rank`` (all dims 1), so TOSA broadcasts it against a rank-``rank`` tensor."""
+    return ctx.graph.add_const(name, np.full((1,) * rank, value, dtype=np.float32))
+
+
+def fp_add(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
+    return _binary(ctx, ts.Op.ADD, ts.TosaSerializerAttribute.AddAttribute, [lhs, rhs], name=name)
+
+
+def fp_mul(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
+    shift = ctx.graph.add_scalar_const(f"{name}_shift", 0, np.int8)
+    return _binary(ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [lhs, rhs, shift], name=name)
+
+
+def _binary(
+    ctx: LoweringContext, op: ts.Op, set_attribute: AttributeSetter, inputs: Sequence[TosaValue], *, name: str
+) -> TosaValue:
+    """A float binary operator; the first input's shape is the result's (the second broadcasts)."""
+    shape = tuple(max(a, b) for a, b in zip(inputs[0].shape, inputs[1].shape))
+    return emit(ctx, op, set_attribute, list(inputs), name=name, shape=shape, dtype=inputs[0].dtype)
