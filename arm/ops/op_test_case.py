@@ -12,12 +12,15 @@ import torch
 class OpTestCase:
     """``module(*inputs)`` exercises the op; ``calibration`` holds extra input tuples for INT observers.
 
-    The inputs themselves are always part of calibration, so an empty list is fine.
+    The inputs themselves are always part of calibration, so an empty list is fine. ``cpu_targets``
+    names the harness targets (e.g. ``"u55_INT"``) whose support rule must reject the case: there the
+    test asserts that nothing is delegated, instead of running it.
     """
 
     module: torch.nn.Module
     inputs: tuple[torch.Tensor, ...]
     calibration: list[tuple[torch.Tensor, ...]] = dataclasses.field(default_factory=list)
+    cpu_targets: tuple[str, ...] = ()
 
     def calibration_inputs(self) -> list[tuple[torch.Tensor, ...]]:
         return [self.inputs, *self.calibration]

@@ -64,7 +64,8 @@ class TosaOperator:
 
     ``perms`` is set for TRANSPOSE; ``elementwise_unary`` marks operators that apply one function to
     every element of their first input independently of its position (CLAMP, per-tensor RESCALE),
-    which layout passes may move across transposes.
+    which layout passes may move across transposes. ``axis`` is the axis attribute of CONCAT and
+    REDUCE_SUM, which a layout pass rewrites when it moves the operator into another layout.
     """
 
     op: ts.Op
@@ -73,6 +74,7 @@ class TosaOperator:
     attribute: ts.TosaSerializerAttribute
     perms: tuple[int, ...] | None = None
     elementwise_unary: bool = False
+    axis: int | None = None
 
 
 class TosaGraph:
@@ -134,10 +136,13 @@ class TosaGraph:
         *,
         perms: tuple[int, ...] | None = None,
         elementwise_unary: bool = False,
+        axis: int | None = None,
     ) -> None:
         input_names = [item if isinstance(item, str) else item.name for item in inputs]
         output_names = [value.name for value in outputs]
-        self.operators.append(TosaOperator(op, input_names, output_names, attribute, perms, elementwise_unary))
+        self.operators.append(
+            TosaOperator(op, input_names, output_names, attribute, perms, elementwise_unary, axis)
+        )
 
     def mark_output(self, value: TosaValue) -> None:
         self.outputs.append(value.name)
@@ -203,5 +208,19 @@ def concat(graph: TosaGraph, values: Sequence[TosaValue], axis: int, *, name: st
     output = graph.add_tensor(name, shape, values[0].dtype, values[0].qparams)
     attribute = ts.TosaSerializerAttribute()
     attribute.ConcatAttribute(axis)
-    graph.add_op(ts.Op.CONCAT, values, [output], attribute)
+    graph.add_op(ts.Op.CONCAT, values, [output], attribute, axis=axis)
+    return output
+
+
+def pad_tensor(
+    graph: TosaGraph, value: TosaValue, padding: Sequence[tuple[int, int]], pad_value: np.generic, *, name: str
+) -> TosaValue:
+    """PAD with (before, after) per axis; ``pad_value`` is in the tensor's own dtype (the int8 code for INT)."""
+    shape = [size + before + after for size, (before, after) in zip(value.shape, padding)]
+    output = graph.add_tensor(name, shape, value.dtype, value.qparams)
+    padding_name = graph.add_shape_const(f"{output.name}_padding", [p for pair in padding for p in pair])
+    pad_const = graph.add_scalar_const(f"{output.name}_pad_const", pad_value, value.dtype)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.PadAttribute()
+    graph.add_op(ts.Op.PAD, [value, padding_name, pad_const], [output], attribute)
     return output

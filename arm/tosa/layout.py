@@ -1,19 +1,51 @@
-"""Data layout: the TOSA graph keeps PyTorch's NCHW at its edges, convolutions run in NHWC.
+"""Data layout: the TOSA graph keeps PyTorch's NCHW at its edges, convolutions and pools run in NHWC.
 
-Every layout change of the lowering is a TRANSPOSE made here. Lowering each convolution on its own
-leaves round trips such as ``conv -> to NCHW -> relu -> to NHWC -> conv``; ``cancel_round_trips``
-runs after the lowering and removes them, moving position-independent ops (clamp, per-tensor
-rescale) into the inner layout.
+Every layout change of the lowering is a TRANSPOSE made here. Each NHWC-bound op is lowered on its
+own, between a transpose to NHWC and one back to NCHW, which leaves round trips such as
+``conv -> to NCHW -> add -> to NHWC -> conv``. ``cancel_round_trips`` runs after the lowering and
+propagates the inner layout instead: it sinks every transpose below the layout-agnostic ops that read
+it (elementwise ops, CONCAT, PAD, SLICE, REDUCE_SUM, rewriting their axes and constants for the new
+layout), until it meets its inverse, which it cancels, or an op that needs the outer layout (a
+RESHAPE, a graph output). A network of convolutions, pools, elementwise ops, activations, concats
+and pads is thus left with one transpose at each NCHW input and one in front of each NCHW-only
+consumer.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
+import numpy as np
 import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)
+
+# Operators computing each output element from the input elements at the same index (after
+# broadcasting), whatever the index means: their same-rank inputs may be permuted together.
+_ELEMENTWISE = frozenset({
+    ts.Op.ABS, ts.Op.ADD, ts.Op.BITWISE_AND, ts.Op.BITWISE_NOT, ts.Op.BITWISE_OR, ts.Op.BITWISE_XOR,
+    ts.Op.CEIL, ts.Op.CLAMP, ts.Op.CLZ, ts.Op.COS, ts.Op.EQUAL, ts.Op.ERF, ts.Op.EXP, ts.Op.FLOOR,
+    ts.Op.GREATER, ts.Op.GREATER_EQUAL, ts.Op.INTDIV, ts.Op.LOG, ts.Op.LOGICAL_AND, ts.Op.LOGICAL_NOT,
+    ts.Op.LOGICAL_OR, ts.Op.LOGICAL_XOR, ts.Op.MAXIMUM, ts.Op.MINIMUM, ts.Op.MUL, ts.Op.NEGATE,
+    ts.Op.POW, ts.Op.RECIPROCAL, ts.Op.RSQRT, ts.Op.SELECT, ts.Op.SIGMOID, ts.Op.SIN, ts.Op.SUB,
+    ts.Op.TABLE, ts.Op.TANH,
+})  # fmt: skip
+
+# Operators with one axis attribute (TosaOperator.axis), rebuilt for the axis's new position.
+_AXIS_ATTRIBUTES: dict[ts.Op, Callable[[ts.TosaSerializerAttribute, int], None]] = {
+    ts.Op.CONCAT: ts.TosaSerializerAttribute.ConcatAttribute,
+    ts.Op.REDUCE_SUM: ts.TosaSerializerAttribute.ReduceSumAttribute,
+}
+
+# Operators with per-axis shape operands: (input index, values per axis), e.g. PAD's [before, after].
+_PER_AXIS_SHAPES: dict[ts.Op, tuple[tuple[int, int], ...]] = {
+    ts.Op.PAD: ((1, 2),),
+    ts.Op.SLICE: ((1, 1), (2, 1)),
+    ts.Op.TILE: ((1, 1),),
+}
 
 
 def transpose(graph: TosaGraph, value: TosaValue, perms: tuple[int, ...], *, name: str) -> TosaValue:
@@ -42,48 +74,143 @@ def _require_rank4(value: TosaValue) -> None:
 
 
 def cancel_round_trips(graph: TosaGraph) -> None:
-    """Removes TRANSPOSE pairs that undo each other, with only elementwise unary ops between them.
+    """Sinks transposes through layout-agnostic operators and removes the inverse pairs that meet.
 
-    ``X -T-> Y -u1-> ... -un-> Z -T'-> W`` with T' the inverse of T becomes ``X -u1-> ... -un-> W``;
-    the u_i (single-consumer CLAMP or per-tensor RESCALE) then run in X's layout. Graph inputs and
-    outputs are never renamed, so their shapes stay PyTorch's.
+    ``X -T-> Y -op-> Z`` becomes ``X -op'-> Z' -T-> Z`` when every non-constant data input of ``op``
+    comes through the same T: op' is op in X's layout (constants permuted, axes renamed). Then
+    ``X -T-> Y -T'-> W`` with T' the inverse of T lets W's consumers read X, and two equal transposes
+    of one tensor (each NHWC op of a graph input makes one) become one. Graph inputs and outputs
+    keep their names and shapes, so they stay in PyTorch's layout.
     """
     changed = True
     while changed:
         changed = False
         for operator in list(graph.operators):
-            changed |= _cancel_one(graph, operator)
+            changed |= (
+                _sink_transposes(graph, operator)
+                or _cancel_inverse(graph, operator)
+                or _merge_into_twin(graph, operator)
+            )
         _remove_dead_operators(graph)
 
 
-def _cancel_one(graph: TosaGraph, closing: TosaOperator) -> bool:
+def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
+    """Indices of the inputs that carry the operator's data layout, or None if it is layout-bound."""
+    if operator.perms is not None:
+        return None
+    if operator.elementwise_unary:
+        return [0]
+    if operator.op in _ELEMENTWISE:
+        rank = len(graph.tensors[operator.outputs[0]].shape)
+        return [
+            index
+            for index, name in enumerate(operator.inputs)
+            if graph.tensors[name].kind != "shape" and len(graph.tensors[name].shape) == rank
+        ]
+    if operator.op == ts.Op.CONCAT and operator.axis is not None:
+        return list(range(len(operator.inputs)))
+    if operator.op in _AXIS_ATTRIBUTES and operator.axis is not None:
+        return [0]
+    if operator.op in _PER_AXIS_SHAPES:
+        return [0]
+    return None
+
+
+def _sink_transposes(graph: TosaGraph, operator: TosaOperator) -> bool:
+    data_inputs = _data_inputs(graph, operator)
+    if not data_inputs or len(operator.outputs) != 1:
+        return False
+    producers = {index: graph.producer(operator.inputs[index]) for index in data_inputs}
+    transposes = [producer for producer in producers.values() if producer is not None and producer.perms is not None]
+    if not transposes or any(t.perms != transposes[0].perms for t in transposes):
+        return False
+    if any(
+        producer is None or producer.perms is None
+        for index, producer in producers.items()
+        if graph.tensors[operator.inputs[index]].kind != "const"
+    ):
+        return False
+    perms = transposes[0].perms
+    inverse = _inverse(perms)
+    for index, producer in producers.items():
+        name = operator.inputs[index]
+        if producer is not None:
+            operator.inputs[index] = producer.inputs[0]
+        else:
+            data = np.transpose(graph.const_data(name), inverse)
+            operator.inputs[index] = graph.add_const(f"{name}_{_layout_name(perms)}", data).name
+    for index, per_axis in _PER_AXIS_SHAPES.get(operator.op, ()):
+        name = operator.inputs[index]
+        values = graph.const_data(name).reshape(len(perms), per_axis)[list(inverse)].flatten()
+        operator.inputs[index] = graph.add_shape_const(f"{name}_{_layout_name(perms)}", values)
+    if operator.axis is not None and operator.op in _AXIS_ATTRIBUTES:
+        operator.axis = perms[operator.axis]
+        operator.attribute = ts.TosaSerializerAttribute()
+        _AXIS_ATTRIBUTES[operator.op](operator.attribute, operator.axis)
+    _permute_output(graph, operator, perms)
+    return True
+
+
+def _permute_output(graph: TosaGraph, operator: TosaOperator, perms: tuple[int, ...]) -> None:
+    """Makes ``operator`` write its output in the inner layout, followed by a transpose to the old name."""
+    old = graph.tensors[operator.outputs[0]]
+    inverse = _inverse(perms)
+    inner = graph.add_tensor(
+        f"{old.name}_{_layout_name(perms)}", tuple(old.shape[axis] for axis in inverse), old.dtype
+    )
+    operator.outputs[0] = inner.name
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TransposeAttribute(list(perms))
+    closing = TosaOperator(ts.Op.TRANSPOSE, [inner.name], [old.name], attribute, perms=perms)
+    # Right after the operator: its new inputs are produced before it, its old users come after.
+    position = graph.operators.index(operator)
+    graph.operators.insert(position + 1, closing)
+
+
+def _cancel_inverse(graph: TosaGraph, closing: TosaOperator) -> bool:
     if closing.perms is None or closing.outputs[0] in graph.outputs:
         return False
-    chain: list[TosaOperator] = []
-    producer = graph.producer(closing.inputs[0])
-    while producer is not None and producer.elementwise_unary and _single_internal_use(graph, producer.outputs[0]):
-        chain.insert(0, producer)
-        producer = graph.producer(producer.inputs[0])
-    opening = producer
+    opening = graph.producer(closing.inputs[0])
     if opening is None or opening.perms is None or not _undoes(opening.perms, closing.perms):
         return False
-    source = opening.inputs[0]
-    for operator in chain:
-        operator.inputs[0] = source
-        tensor = graph.tensors[operator.outputs[0]]
-        tensor.shape = graph.tensors[source].shape
-        source = tensor.name
-    for consumer in graph.consumers(closing.outputs[0]):
-        consumer.inputs = [source if name == closing.outputs[0] else name for name in consumer.inputs]
-    return True
+    consumers = graph.consumers(closing.outputs[0])
+    for consumer in consumers:
+        consumer.inputs = [opening.inputs[0] if name == closing.outputs[0] else name for name in consumer.inputs]
+    return bool(consumers)
+
+
+def _merge_into_twin(graph: TosaGraph, duplicate: TosaOperator) -> bool:
+    """Lets the users of a transpose read an earlier, equal transpose of the same tensor."""
+    if duplicate.perms is None or duplicate.outputs[0] in graph.outputs:
+        return False
+    twin = next(
+        (
+            operator
+            for operator in graph.operators
+            if operator.perms == duplicate.perms and operator.inputs[0] == duplicate.inputs[0]
+        ),
+        duplicate,
+    )
+    consumers = graph.consumers(duplicate.outputs[0]) if twin is not duplicate else []
+    for consumer in consumers:
+        consumer.inputs = [twin.outputs[0] if name == duplicate.outputs[0] else name for name in consumer.inputs]
+    return bool(consumers)
+
+
+def _inverse(perms: tuple[int, ...]) -> tuple[int, ...]:
+    inverse = [0] * len(perms)
+    for position, axis in enumerate(perms):
+        inverse[axis] = position
+    return tuple(inverse)
+
+
+def _layout_name(perms: tuple[int, ...]) -> str:
+    """The inner layout's name for tensors an op writes before a transpose by ``perms``."""
+    return "nhwc" if perms == NHWC_TO_NCHW else "perm" + "".join(str(axis) for axis in _inverse(perms))
 
 
 def _undoes(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
     return len(first) == len(second) and all(first[second[i]] == i for i in range(len(first)))
-
-
-def _single_internal_use(graph: TosaGraph, name: str) -> bool:
-    return name not in graph.outputs and len(graph.consumers(name)) == 1
 
 
 def _remove_dead_operators(graph: TosaGraph) -> None:

@@ -1,18 +1,48 @@
-"""cancel_round_trips removes inverse TRANSPOSE pairs and keeps the graph's edges in PyTorch layout."""
+"""cancel_round_trips propagates NHWC through layout-agnostic ops and keeps the graph's edges in PyTorch layout."""
 
 import numpy as np
+import pytest
+import torch
+import tosa_reference_model
 import tosa_serializer as ts
+from tosa.Op import Op
+from tosa.TosaGraph import TosaGraph as FlatbufferGraph
 
-from arm.tosa.graph import TosaGraph, TosaValue
+from arm.flow import resolve_target, run_flow
+from arm.model_spec import ModelSpec
+from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor
 from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc
 
+_OP_NAMES = {value: name for name, value in vars(Op).items() if not name.startswith("_")}
 
-def _clamp(graph: TosaGraph, value: TosaValue, name: str, *, movable: bool = True) -> TosaValue:
-    """A CLAMP; with ``movable`` False it stands for a layout-bound op such as a convolution."""
+
+def _clamp(graph: TosaGraph, value: TosaValue, name: str) -> TosaValue:
     output = graph.add_tensor(name, value.shape, value.dtype)
     attribute = ts.TosaSerializerAttribute()
     attribute.ClampAttribute([0], [127], ts.NanPropagationMode.PROPAGATE)
-    graph.add_op(ts.Op.CLAMP, [value], [output], attribute, elementwise_unary=movable)
+    graph.add_op(ts.Op.CLAMP, [value], [output], attribute)
+    return output
+
+
+def _nhwc_bound(graph: TosaGraph, value: TosaValue, name: str) -> TosaValue:
+    """Stands for a convolution: an op the pass must not move (a 1x1 max pool, which is the identity)."""
+    output = graph.add_tensor(name, value.shape, value.dtype)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.MaxPool2dAttribute([1, 1], [1, 1], [0, 0, 0, 0], ts.NanPropagationMode.PROPAGATE)
+    graph.add_op(ts.Op.MAX_POOL2D, [value], [output], attribute)
+    return output
+
+
+def _conv(graph: TosaGraph, nchw: TosaValue, name: str) -> TosaValue:
+    """A convolution lowered on its own: NCHW -> NHWC, the op, back to NCHW."""
+    return to_nchw(graph, _nhwc_bound(graph, to_nhwc(graph, nchw), f"{name}_nhwc"), name=name)
+
+
+def _add(graph: TosaGraph, lhs: TosaValue, rhs: TosaValue, name: str) -> TosaValue:
+    output = graph.add_tensor(name, lhs.shape, lhs.dtype)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.AddAttribute()
+    graph.add_op(ts.Op.ADD, [lhs, rhs], [output], attribute)
     return output
 
 
@@ -20,42 +50,133 @@ def _ops(graph: TosaGraph) -> list[str]:
     return [operator.op.name for operator in graph.operators]
 
 
-def test_round_trip_between_two_convolutions_is_removed() -> None:
-    # conv -> to NCHW -> relu -> to NHWC -> conv, as two convolution lowerings leave it.
+def _run(graph: TosaGraph, *inputs: np.ndarray) -> list[np.ndarray]:
+    outputs, status = tosa_reference_model.run(graph.serialize(), list(inputs))
+    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
+    return [np.asarray(output) for output in outputs]
+
+
+def test_round_trip_through_an_activation_is_removed() -> None:
     graph = TosaGraph()
-    x = graph.add_input("x", (1, 4, 5, 6), np.int8)
-    first = _clamp(graph, to_nhwc(graph, x), "first", movable=False)
-    relu = _clamp(graph, to_nchw(graph, first, name="first_nchw"), "relu")
-    second = _clamp(graph, to_nhwc(graph, relu), "second", movable=False)
-    graph.mark_output(to_nchw(graph, second, name="y"))
+    x = graph.add_input("x", (1, 4, 5, 6), np.float32)
+    relu = _clamp(graph, _conv(graph, x, "first"), "relu")
+    graph.mark_output(_conv(graph, relu, "y"))
 
     cancel_round_trips(graph)
 
-    assert _ops(graph) == ["TRANSPOSE", "CLAMP", "CLAMP", "CLAMP", "TRANSPOSE"]
-    assert graph.tensors["relu"].shape == (1, 5, 6, 4)
+    assert _ops(graph) == ["TRANSPOSE", "MAX_POOL2D", "CLAMP", "MAX_POOL2D", "TRANSPOSE"]
     assert graph.tensors["y"].shape == (1, 4, 5, 6)
+
+
+def test_residual_add_runs_in_nhwc() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 4, 5, 6), np.float32)
+    first = _conv(graph, x, "first")
+    residual = _add(graph, first, _conv(graph, first, "second"), "residual")
+    graph.mark_output(_conv(graph, residual, "y"))
+    data = np.random.default_rng(0).standard_normal((1, 4, 5, 6)).astype(np.float32)
+    expected = _run(graph, data)
+
+    cancel_round_trips(graph)
+
+    assert _ops(graph).count("TRANSPOSE") == 2
+    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+
+
+def test_concat_and_pad_axes_follow_the_layout() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 4, 5, 6), np.float32)
+    joined = concat(graph, [_conv(graph, x, "a"), _conv(graph, x, "b")], axis=1, name="joined")
+    padded = pad_tensor(graph, joined, [(0, 0), (1, 0), (2, 1), (0, 3)], np.float32(0.5), name="padded")
+    graph.mark_output(_conv(graph, padded, "y"))
+    data = np.random.default_rng(1).standard_normal((1, 4, 5, 6)).astype(np.float32)
+    expected = _run(graph, data)
+
+    cancel_round_trips(graph)
+
+    assert _ops(graph).count("TRANSPOSE") == 2
+    concat_op = next(operator for operator in graph.operators if operator.op == ts.Op.CONCAT)
+    assert concat_op.axis == 3
+    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+
+
+def test_constant_operands_are_permuted() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 3, 2, 2), np.float32)
+    offset = graph.add_const("offset", np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1))
+    graph.mark_output(_conv(graph, _add(graph, _conv(graph, x, "a"), offset, "shifted"), "y"))
+    data = np.random.default_rng(2).standard_normal((1, 3, 2, 2)).astype(np.float32)
+    expected = _run(graph, data)
+
+    cancel_round_trips(graph)
+
+    assert _ops(graph).count("TRANSPOSE") == 2
+    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
 
 
 def test_graph_outputs_keep_their_layout() -> None:
     graph = TosaGraph()
-    x = graph.add_input("x", (1, 4, 5, 6), np.int8)
-    first = _clamp(graph, to_nhwc(graph, x), "first", movable=False)
-    relu = _clamp(graph, to_nchw(graph, first, name="first_nchw"), "relu")
+    x = graph.add_input("x", (1, 4, 5, 6), np.float32)
+    relu = _clamp(graph, _conv(graph, x, "first"), "relu")
     graph.mark_output(relu)
-    second = _clamp(graph, to_nhwc(graph, relu), "second", movable=False)
-    graph.mark_output(to_nchw(graph, second, name="y"))
+    graph.mark_output(_conv(graph, relu, "y"))
 
     cancel_round_trips(graph)
 
     assert graph.tensors["relu"].shape == (1, 4, 5, 6)
-    assert _ops(graph) == ["TRANSPOSE", "CLAMP", "TRANSPOSE", "CLAMP", "TRANSPOSE", "CLAMP", "TRANSPOSE"]
+    assert graph.tensors["y"].shape == (1, 4, 5, 6)
+    assert _ops(graph).count("TRANSPOSE") == 3  # in; out to relu; out to y
 
 
 def test_serialization_is_deterministic() -> None:
     def build() -> bytes:
         graph = TosaGraph()
         x = graph.add_input("x", (1, 4, 5, 6), np.int8)
-        graph.mark_output(to_nchw(graph, _clamp(graph, to_nhwc(graph, x), "c"), name="y"))
+        graph.mark_output(_conv(graph, _clamp(graph, _conv(graph, x, "c"), "relu"), "y"))
+        cancel_round_trips(graph)
         return graph.serialize()
 
     assert build() == build()
+
+
+class _ResidualNet(torch.nn.Module):
+    """Convolutions, a residual add, a concat, a pad and a pool, then a flatten+linear head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.body = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.branch = torch.nn.Conv2d(8, 4, 1)
+        self.head = torch.nn.Linear(12 * 5 * 5, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(self.stem(x))
+        x = x + torch.relu(self.body(x))
+        x = torch.cat([x, self.branch(x)], dim=1)
+        x = torch.nn.functional.max_pool2d(torch.nn.functional.pad(x, (1, 1, 1, 1)), 2)
+        return self.head(x.flatten(1))
+
+
+@pytest.mark.parametrize("target", ["tosa-FP", "tosa-INT"])
+def test_network_keeps_one_transpose_at_the_input_and_one_before_the_flatten(target: str) -> None:
+    torch.set_num_threads(1)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = _ResidualNet().eval()
+        x = torch.randn(1, 3, 8, 8)
+    result = run_flow(ModelSpec(model, (x,), [(x,)]), resolve_target(target))
+    (tosa,) = result.artifacts.tosa
+    block = FlatbufferGraph.GetRootAs(tosa.flatbuffer, 0).Regions(0).Blocks(0)
+    ops = [_OP_NAMES[block.Operators(i).Op()] for i in range(block.OperatorsLength())]
+
+    transposes = [index for index, op in enumerate(ops) if op == "TRANSPOSE"]
+    assert len(transposes) == 2, ops
+    assert transposes[0] == 0, ops  # NCHW input -> NHWC
+    after_pool = ops.index("MAX_POOL2D") + 1
+    assert transposes[1] == after_pool and ops[after_pool + 1 :].count("RESHAPE") >= 1, ops  # before the flatten
+    outputs, status = tosa_reference_model.run(tosa.flatbuffer, [io.quantize(x.numpy()) for io in tosa.inputs])
+    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
+    (io,) = tosa.outputs
+    got = io.dequantize(np.asarray(outputs[0]))
+    tolerance = 1e-5 if io.scale is None else 4 * io.scale
+    np.testing.assert_allclose(got, model(x).detach().numpy(), atol=tolerance)

@@ -9,6 +9,9 @@ the collected artifacts and runs it in the TOSA reference model. Then:
   module (both round the same real value to the output grid, so they may differ by one step), and
   within ``FLOAT_ERROR_STEPS`` steps of the float module (see there);
 * ``u55_INT``, ``u85_INT``: Vela placed every operator on the NPU.
+
+A case that lists the target in ``cpu_targets`` instead must stay on the CPU: no delegate, and the
+support rule's reason names the op's node.
 """
 
 from __future__ import annotations
@@ -74,6 +77,9 @@ def check_op_case(op_case: OpCase) -> None:
     target = resolve_target(OP_TEST_TARGETS[op_case.target])
     case = op_case.case
     result = run_flow(ModelSpec(case.module, case.inputs, case.calibration_inputs()), target)
+    if op_case.target in case.cpu_targets:
+        _check_stays_on_cpu(result, op_case.op)
+        return
     tosa = _single_delegate(result)
     actual = _run_reference_model(tosa, case.inputs)
     expected = _numpy_outputs(case.module(*case.inputs))
@@ -99,6 +105,23 @@ def _single_delegate(result: FlowResult) -> TosaArtifact:
             f"nodes left on the CPU: {on_cpu}"
         )
     return result.artifacts.tosa[0]
+
+
+def _check_stays_on_cpu(result: FlowResult, op: str) -> None:
+    """The op's support rule rejected the case: nothing was delegated and a reason names the op's node."""
+    if result.delegate_ids:
+        raise AssertionError(
+            f"expected {op} to stay on the CPU for {result.target.name}, but it was delegated to "
+            f"{list(result.delegate_ids)}; its support rule should reject this case"
+        )
+    targets = set(registry.op(op).edge_targets)
+    reasons = [reason for name, reason in result.rejected if _names_target(reason, targets)]
+    if not reasons:
+        raise AssertionError(f"no rejection reason names a {op} node; reasons given: {result.rejected}")
+
+
+def _names_target(reason: str, targets: set[object]) -> bool:
+    return any(f"({getattr(target, '__name__', target)})" in reason for target in targets)
 
 
 def _run_reference_model(tosa: TosaArtifact, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:

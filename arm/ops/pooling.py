@@ -1,0 +1,147 @@
+"""Shared pieces of the 2-D pools (avg_pool2d, max_pool2d, adaptive_avg_pool2d, mean over H and W).
+
+TOSA pools run in NHWC on the input's own int8 grid (they neither rescale nor add a bias), so the
+quantizer shares the input's parameters with the output and the lowering only rescales when a
+foreign annotation chose another grid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tosa_serializer as ts
+from torch.fx import Node
+
+from arm.ops.conv2d import exact_padding
+from arm.ops.support import describe
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, pad_tensor, slice_tensor
+from arm.tosa.layout import to_nchw, to_nhwc
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+# Vela's U55 pooling limits (regor's constraints for AVG_POOL2D / MAX_POOL2D on Ethos-U55).
+_U55_MAX_STRIDE = 3
+_U55_MAX_KERNEL_WIDTH = 256
+_U55_MAX_KERNEL_AREA = 65536
+_U55_MAX_PADDED_AVG_KERNEL = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class PoolWindow:
+    """A PyTorch pooling window: (y, x) kernel, stride and symmetric padding."""
+
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int] = (0, 0)
+
+    @classmethod
+    def from_args(cls, kernel: list[int], stride: list[int] | None, padding: list[int] | int = 0) -> PoolWindow:
+        """PyTorch's conventions: an empty stride means the kernel, one number means both axes."""
+        return cls(_pair(kernel), _pair(stride or kernel), _pair(padding))
+
+    @property
+    def padded(self) -> bool:
+        return self.padding != (0, 0)
+
+    def output_size(self, height: int, width: int) -> tuple[int, int]:
+        return (
+            (height + 2 * self.padding[0] - self.kernel[0]) // self.stride[0] + 1,
+            (width + 2 * self.padding[1] - self.kernel[1]) // self.stride[1] + 1,
+        )
+
+    def for_input(self, height: int, width: int) -> PoolWindow:
+        """The same pool with stride 1 along axes it visits once: the stride is moot there, and the
+        U55 limits strides (a global 7x7 pool would otherwise be rejected for stride 7)."""
+        out_h, out_w = self.output_size(height, width)
+        stride = (1 if out_h == 1 else self.stride[0], 1 if out_w == 1 else self.stride[1])
+        return dataclasses.replace(self, stride=stride)
+
+
+def _pair(value: list[int] | int) -> tuple[int, int]:
+    return (value, value) if isinstance(value, int) else (value[0], value[-1])
+
+
+def u55_reason(node: Node, spec: TosaSpecification, window: PoolWindow, *, padded_avg: bool) -> str | None:
+    """Why Vela cannot run this pool on the U55 (it keeps such pools on its CPU), or None."""
+    if not spec.has("u55"):
+        return None
+    batch, _, height, width = shape_of(node.args[0])
+    window = window.for_input(height, width)
+    kernel_h, kernel_w = window.kernel
+    if batch != 1:
+        return f"{describe(node)}: the U55 pools batch 1 only, got batch {batch}"
+    if max(window.stride) > _U55_MAX_STRIDE:
+        return f"{describe(node)}: the U55 pools with strides up to {_U55_MAX_STRIDE}, got {window.stride}"
+    if kernel_w > _U55_MAX_KERNEL_WIDTH or kernel_h * kernel_w > _U55_MAX_KERNEL_AREA:
+        return (
+            f"{describe(node)}: kernel {window.kernel} exceeds the U55's width {_U55_MAX_KERNEL_WIDTH} "
+            f"or area {_U55_MAX_KERNEL_AREA}"
+        )
+    if padded_avg and max(window.kernel) > _U55_MAX_PADDED_AVG_KERNEL:
+        return (
+            f"{describe(node)}: a padded average pool needs kernels up to {_U55_MAX_PADDED_AVG_KERNEL} "
+            f"on the U55, got {window.kernel}"
+        )
+    return None
+
+
+def lower_pool(
+    ctx: LoweringContext, node: Node, op: ts.Op, window: PoolWindow, *, pad_inside: bool, name: str | None = None
+) -> TosaValue:
+    """AVG_POOL2D / MAX_POOL2D of node.args[0] in NHWC, written onto the node's output grid (INT).
+
+    Returns the NCHW result named ``name`` (default: the node's name), shaped [N, C, out_h, out_w].
+
+    ``pad_inside`` lets the pool's own padding (which AVG_POOL2D leaves out of the count and
+    MAX_POOL2D treats as -inf) do PyTorch's padding; otherwise an explicit PAD with real zeros
+    comes first (avg_pool2d's count_include_pad).
+    """
+    x = node.args[0]
+    batch, channels, height, width = shape_of(x)
+    out_h, out_w = window.output_size(height, width)
+    window = window.for_input(height, width)
+    value = to_nhwc(ctx.graph, ctx.value(x))
+    # A stride made 1 by for_input must not add windows: trim the rows the single window leaves out.
+    pad_h = exact_padding(height, window.kernel[0], _trim_stride(height, window, 0, out_h), window.padding[0], 1)
+    pad_w = exact_padding(width, window.kernel[1], _trim_stride(width, window, 1, out_w), window.padding[1], 1)
+    used_h, used_w = height - pad_h.dropped, width - pad_w.dropped
+    if (used_h, used_w) != (height, width):
+        value = slice_tensor(
+            ctx.graph, value, (0, 0, 0, 0), (batch, used_h, used_w, channels), name=f"{node.name}_window"
+        )
+    pad = (pad_h.before, pad_h.after, pad_w.before, pad_w.after)
+    if not pad_inside and any(pad):
+        zero = value.qparams.zero_point if ctx.spec.is_int else 0.0
+        padding = ((0, 0), pad[:2], pad[2:], (0, 0))
+        value = pad_tensor(ctx.graph, value, padding, value.dtype.type(zero), name=f"{node.name}_padded")
+        pad = (0, 0, 0, 0)
+    output = ctx.graph.add_tensor(f"{node.name}_nhwc", (batch, out_h, out_w, channels), value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    if op == ts.Op.AVG_POOL2D:
+        zero_point = value.qparams.zero_point if ctx.spec.is_int else 0
+        operands = [
+            value,
+            ctx.graph.add_scalar_const(f"{output.name}_input_zp", zero_point, value.dtype),
+            ctx.graph.add_scalar_const(f"{output.name}_output_zp", zero_point, value.dtype),
+        ]
+        accumulator = ts.DType.INT32 if ctx.spec.is_int else ts.DType.FP32
+        attribute.AvgPool2dAttribute(list(window.kernel), list(window.stride), list(pad), accumulator)
+    else:
+        operands = [value]
+        attribute.MaxPool2dAttribute(
+            list(window.kernel), list(window.stride), list(pad), ts.NanPropagationMode.PROPAGATE
+        )
+    ctx.graph.add_op(op, operands, [output], attribute)
+    if ctx.spec.is_int:
+        # The quantizer shares the input's grid, so this rescale is only there for foreign annotations.
+        output = requantize(ctx.graph, output, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    return to_nchw(ctx.graph, output, name=name or node.name)
+
+
+def _trim_stride(size: int, window: PoolWindow, axis: int, outputs: int) -> int:
+    """A stride for exact_padding that drops what ``outputs`` windows never read along ``axis``."""
+    if outputs > 1:
+        return window.stride[axis]
+    return size + 2 * window.padding[axis] - window.kernel[axis] + 1
+
