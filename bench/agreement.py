@@ -6,7 +6,11 @@ the grids the .pte's CPU side uses around the delegate, exactly as a device woul
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import sys
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -65,11 +69,26 @@ def _run_tosa(
         _QDQ.quantize_per_tensor(tensor, grid.scale, grid.zero_point, -128, 127, torch.int8).numpy()
         for tensor, grid in zip(sample, inputs, strict=True)
     ]
-    results, status = tosa_reference_model.run(tosa, tosa_inputs)
+    with _native_stdout_silenced():
+        results, status = tosa_reference_model.run(tosa, tosa_inputs)
     if status != tosa_reference_model.GraphStatus.TOSA_VALID:
         raise RuntimeError(f"the TOSA reference model rejected the graph: {status}")
     first, grid = torch.from_numpy(np.asarray(results[0])), outputs[0]
     return _QDQ.dequantize_per_tensor(first, grid.scale, grid.zero_point, -128, 127, torch.int8).numpy()
+
+
+@contextlib.contextmanager
+def _native_stdout_silenced() -> Iterator[None]:
+    # The reference model's C++ side prints a TOSA version notice per run straight to file descriptor 1.
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _first_output(value: torch.Tensor | tuple[torch.Tensor, ...]) -> np.ndarray:
