@@ -1,0 +1,156 @@
+"""aten.clamp, clamp.Tensor (one-element constant bounds) and hardtanh (relu6) -> TOSA CLAMP.
+
+In the INT profile the bounds become codes of the output grid. Like relu, a clamp right after a
+convolution, linear or add folds into its producer's output grid (conv + relu6 in MobileNetV2): the
+producer writes onto the clamp's grid, which covers only [min, max], and the CLAMP clips in place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
+from arm.ops.registry import ArmOp
+from arm.ops.relu import clamp
+from arm.ops.support import describe, first_reason
+from arm.ops.unary import annotate_unary, unary_support
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import QParams
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+Bound = float | Node | None
+
+_HARDTANH = (exir_ops.edge.aten.hardtanh.default, torch.ops.aten.hardtanh.default)
+_RELU6 = torch.ops.aten.relu6.default  # ATen only: to_edge turns it into hardtanh(0, 6)
+
+
+def _bounds(node: Node) -> tuple[Bound, Bound]:
+    """(min, max) as given: a number, a constant tensor node (clamp.Tensor) or None (unbounded)."""
+    if node.target == _RELU6:
+        return 0.0, 6.0
+    if node.target in _HARDTANH:
+        args = dict(zip(("min_val", "max_val"), node.args[1:]), **node.kwargs)
+        return args.get("min_val", -1.0), args.get("max_val", 1.0)
+    args = dict(zip(("min", "max"), node.args[1:]), **node.kwargs)
+    return args.get("min"), args.get("max")
+
+
+def _bound_reason(node: Node, bound: Bound) -> str | None:
+    if not isinstance(bound, Node):
+        return None
+    value = bound.meta.get("val")
+    if bound.op == "placeholder" and isinstance(value, torch.Tensor) and value.numel() == 1:
+        return None
+    return (
+        f"{describe(node)}: bound {bound.name} is not a one-element constant tensor; "
+        "TOSA CLAMP takes its bounds as attributes (use a scalar or a one-element buffer)"
+    )
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    low, high = _bounds(node)
+    return first_reason(unary_support(node, spec), _bound_reason(node, low), _bound_reason(node, high))
+
+
+def _real(ctx: LoweringContext, bound: Bound) -> float | None:
+    if isinstance(bound, Node):
+        return float(ctx.constant(bound).item())
+    return None if bound is None else float(bound)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    low, high = (_real(ctx, bound) for bound in _bounds(node))
+    if ctx.spec.is_fp:
+        largest = np.finfo(np.float32).max
+        return clamp(
+            ctx,
+            ctx.value(node.args[0]),
+            np.float32(-largest if low is None else low),
+            np.float32(largest if high is None else high),
+            name=node.name,
+        )
+    output = ctx.output_qparams(node)
+    # Fused after a producer, the input already sits on the output grid and requantize is a no-op.
+    value = requantize(ctx.graph, ctx.value(node.args[0]), name=f"{node.name}_rescaled", output=output)
+    return clamp(ctx, value, _code(low, output, -1), _code(high, output, +1), name=node.name)
+
+
+def _code(bound: float | None, grid: QParams, unbounded_side: int) -> np.generic:
+    """The output code of a bound (rounded as the quantized module rounds the clamped value)."""
+    info = np.iinfo(grid.dtype)
+    if bound is None:
+        return grid.dtype.type(info.min if unbounded_side < 0 else info.max)
+    code = np.round(bound / grid.scale) + grid.zero_point
+    return grid.dtype.type(np.clip(code, info.min, info.max))
+
+
+def hardtanh(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.hardtanh(x, -0.5, 1.0)
+
+
+def clamp_min(x: torch.Tensor) -> torch.Tensor:
+    return torch.clamp(x, min=-0.25)
+
+
+def clamp_max(x: torch.Tensor) -> torch.Tensor:
+    return torch.clamp(x, max=0.5)
+
+
+class _ClampByBuffers(torch.nn.Module):
+    """clamp.Tensor with one-element buffers as bounds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("low", torch.tensor(-0.75))
+        self.register_buffer("high", torch.tensor(0.25))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.clamp(x, self.low, self.high)
+
+
+class _ConvRelu6(torch.nn.Module):
+    """MobileNetV2's pattern: relu6 folds into the convolution's output grid."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.relu6 = torch.nn.ReLU6()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.relu6(self.conv(x))
+
+
+TEST_CASES = {
+    # Normal inputs times 3 reach both bounds.
+    "relu6": OpTestCase(FunctionModule(torch.nn.functional.relu6), tuple(3 * x for x in random_inputs(0, (1, 8, 16, 16)))),
+    "hardtanh": OpTestCase(FunctionModule(hardtanh), random_inputs(1, (4, 100))),
+    "min_only": OpTestCase(FunctionModule(clamp_min), random_inputs(2, (2, 5, 32))),
+    "max_only": OpTestCase(FunctionModule(clamp_max), random_inputs(3, (2, 5, 32))),
+    "tensor_bounds": OpTestCase(_ClampByBuffers(), random_inputs(4, (3, 40))),
+    "conv_relu6": OpTestCase(seeded(5, _ConvRelu6), random_inputs(6, (1, 8, 12, 12))),
+}
+
+OP = ArmOp(
+    name="clamp",
+    edge_targets=(
+        exir_ops.edge.aten.clamp.default,
+        exir_ops.edge.aten.clamp.Tensor,
+        exir_ops.edge.aten.hardtanh.default,
+    ),
+    aten_targets=(
+        torch.ops.aten.clamp.default,
+        torch.ops.aten.clamp.Tensor,
+        torch.ops.aten.hardtanh.default,
+        _RELU6,
+    ),
+    support=support,
+    annotate=annotate_unary,
+    lower=lower,
+    test_cases=TEST_CASES,
+    fuses_into_producer=True,
+)
