@@ -1,0 +1,93 @@
+"""aten.mean.dim -> AVG_POOL2D over H and W of an NCHW tensor (what the NPU runs best), else REDUCE_SUM
+and a scale by 1/count; quantized, the output keeps the input's grid.
+
+adaptive_avg_pool2d to a 1x1 output reaches the edge dialect as this op, over dims (-1, -2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.pooling import PoolWindow, lower_pool, u55_reason
+from arm.ops.reduction import lower_reduce_sum, reduced_dims, reduction_support
+from arm.ops.registry import ArmOp
+from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.specification import TosaSpecification
+
+_SPATIAL = [2, 3]
+
+
+def _spatial_window(node: Node, spec: TosaSpecification) -> PoolWindow | None:
+    """The global pool window when ``node`` averages an NCHW tensor over H and W and the target pools it."""
+    shape = shape_of(node.args[0])
+    if len(shape) != 4 or reduced_dims(node) != _SPATIAL:
+        return None
+    window = PoolWindow(kernel=(shape[2], shape[3]), stride=(1, 1))
+    return window if u55_reason(node, spec, window, padded_avg=False) is None else None
+
+
+def annotate_mean(node: Node, config: QuantizationConfig) -> None:
+    shared_with_input(node, node.args[0], config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    window = _spatial_window(node, ctx.spec)
+    if window is None:
+        count = math.prod(shape_of(node.args[0])[dim] for dim in reduced_dims(node))
+        return lower_reduce_sum(node, ctx, factor=1.0 / count)
+    pooled = lower_pool(ctx, node, ts.Op.AVG_POOL2D, window, pad_inside=True, name=f"{node.name}_pooled")
+    return pooled if pooled.shape == shape_of(node) else reshape(ctx.graph, pooled, shape_of(node), name=node.name)
+
+
+def global_average(x: torch.Tensor) -> torch.Tensor:
+    return x.mean((2, 3))
+
+
+def global_average_keepdim(x: torch.Tensor) -> torch.Tensor:
+    return x.mean((-1, -2), keepdim=True)
+
+
+def adaptive_to_1x1(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, 1)
+
+
+def over_channels(x: torch.Tensor) -> torch.Tensor:
+    return x.mean(1, keepdim=True)
+
+
+def last_dim(x: torch.Tensor) -> torch.Tensor:
+    return x.mean(-1)
+
+
+def two_leading(x: torch.Tensor) -> torch.Tensor:
+    return x.mean((0, 1))
+
+
+TEST_CASES = {
+    "spatial": OpTestCase(FunctionModule(global_average), random_inputs(0, (1, 16, 7, 7))),
+    "spatial_keepdim": OpTestCase(FunctionModule(global_average_keepdim), random_inputs(1, (1, 8, 5, 6))),
+    "adaptive_1x1": OpTestCase(FunctionModule(adaptive_to_1x1), random_inputs(2, (1, 12, 4, 4))),
+    "spatial_batch2": OpTestCase(FunctionModule(global_average), random_inputs(3, (2, 8, 4, 4))),
+    "channels": OpTestCase(FunctionModule(over_channels), random_inputs(4, (1, 8, 5, 5))),
+    "last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(5, (3, 4, 10))),
+    "two_leading": OpTestCase(FunctionModule(two_leading), random_inputs(6, (2, 3, 12))),
+}
+
+OP = ArmOp(
+    name="mean",
+    edge_targets=(exir_ops.edge.aten.mean.dim,),
+    aten_targets=(torch.ops.aten.mean.dim,),
+    support=reduction_support,
+    annotate=annotate_mean,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
