@@ -2,6 +2,7 @@
 #include <cmath>
 #include <vector>
 
+#include "runtime/kernels/exp.h"
 #include "runtime/kernels/ops/ops.h"
 #include "runtime/kernels/reference_kernels.h"
 #include "runtime/testing/test_values.h"
@@ -82,9 +83,28 @@ TEST(softmax_over_the_last_dim_sums_to_one) {
   EValue half_to_float = bool_value(false);
   EXPECT_OK(call(ops::softmax_out, {self.value(), &dim, &half_to_float, out.value()}));
   const std::vector<float> result = out.values<float>();
-  const float e1 = std::exp(-2.f), e2 = std::exp(-1.f);
+  const float e1 = portable_exp(-2.f), e2 = portable_exp(-1.f);
   EXPECT_TRUE(result[2] == 1.f / (e1 + e2 + 1.f));
   EXPECT_TRUE(result[3] == 1.f / 3.f);
+}
+
+// Expected bits from mpmath at 300 bits, rounded to float. -0x1.9424fcp-14 is one of the inputs glibc's
+// expf rounds the other way (0x1.fff36p-1).
+TEST(portable_exp_is_correctly_rounded) {
+  EXPECT_TRUE(portable_exp(0.f) == 1.f);
+  EXPECT_TRUE(portable_exp(-0x1.9424fcp-14f) == 0x1.fff35ep-1f);
+  EXPECT_TRUE(portable_exp(1.f) == 0x1.5bf0a8p+1f);
+  EXPECT_TRUE(portable_exp(-1.f) == 0x1.78b564p-2f);
+  EXPECT_TRUE(portable_exp(10.5f) == 0x1.1bb702p+15f);
+  EXPECT_TRUE(portable_exp(0x1.fffffep-25f) == 1.f);
+  EXPECT_TRUE(portable_exp(0x1p-24f) == 0x1.000002p+0f);
+  // The ends of the range: the largest finite result, a subnormal one, and what rounds to 0 or +inf.
+  EXPECT_TRUE(portable_exp(0x1.62e42ep+6f) == 0x1.ffff08p+127f);
+  EXPECT_TRUE(portable_exp(-100.f) == 0x1.bp-145f);
+  EXPECT_TRUE(portable_exp(-104.f) == 0.f);
+  EXPECT_TRUE(portable_exp(0x1.62e430p+6f) == INFINITY);
+  EXPECT_TRUE(portable_exp(-INFINITY) == 0.f);
+  EXPECT_TRUE(portable_exp(NAN) != portable_exp(NAN));
 }
 
 TEST(softmax_over_the_first_dim) {
