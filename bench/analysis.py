@@ -8,6 +8,7 @@ import dataclasses
 import io
 import logging
 import operator
+import os
 import sys
 import time
 import traceback
@@ -43,6 +44,7 @@ class SideReport:
     tosa_ops: dict[str, int] = dataclasses.field(default_factory=dict)
     agreement: Agreements | None = None
     agreement_note: str = ""
+    load_average: float | None = None  # the machine's 1-minute load right after the compile
 
 
 def compile_and_analyze(side: str, compiler: Compiler, spec: ModelSpec, target: str, samples: int) -> SideReport:
@@ -52,6 +54,7 @@ def compile_and_analyze(side: str, compiler: Compiler, spec: ModelSpec, target: 
     try:
         with contextlib.redirect_stdout(console):
             compiled = compiler(spec, target, samples)
+        report.load_average = os.getloadavg()[0]
         _fill(report, compiled, spec, samples)
     except Exception as error:  # either flow may fail on a model: the table says so, the run goes on
         report.error = f"{type(error).__name__}: {_first_line(error)}"

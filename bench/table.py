@@ -51,6 +51,7 @@ _ROWS: tuple[_Row, ...] = (
         (f"  {stage}", lambda r, stage=stage: _number(r.stage_seconds.get(stage)), None)
         for stage in STAGES
     ),
+    ("load average after compile", lambda r: _number(r.load_average), None),
     (".pte bytes", lambda r: _integer(r.pte_bytes), None),
     ("partitions", lambda r: _integer(r.partitions), None),
     ("delegated ops %", lambda r: _number(r.delegated_percent), None),
