@@ -21,5 +21,6 @@ def reduce(graph: TosaGraph, op: ts.Op, value: TosaValue, axis: int, *, name: st
     output = graph.add_tensor(name, shape, value.dtype, value.qparams)
     attribute = ts.TosaSerializerAttribute()
     _ATTRIBUTES[op](attribute, axis)
-    graph.add_op(op, [value], [output], attribute)
+    # The axis lets arm.tosa.layout move the reduction into another layout.
+    graph.add_op(op, [value], [output], attribute, axis=axis)
     return output

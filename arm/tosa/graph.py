@@ -65,7 +65,7 @@ class TosaOperator:
     ``perms`` is set for TRANSPOSE; ``elementwise_unary`` marks operators that apply one function to
     every element of their first input independently of its position (CLAMP, per-tensor RESCALE),
     which layout passes may move across transposes. ``axis`` is the axis attribute of CONCAT and
-    REDUCE_SUM, which a layout pass rewrites when it moves the operator into another layout.
+    REDUCE_*, which a layout pass rewrites when it moves the operator into another layout.
     """
 
     op: ts.Op

@@ -4,7 +4,7 @@ Every layout change of the lowering is a TRANSPOSE made here. Each NHWC-bound op
 own, between a transpose to NHWC and one back to NCHW, which leaves round trips such as
 ``conv -> to NCHW -> add -> to NHWC -> conv``. ``cancel_round_trips`` runs after the lowering and
 propagates the inner layout instead: it sinks every transpose below the layout-agnostic ops that read
-it (elementwise ops, CONCAT, PAD, SLICE, REDUCE_SUM, rewriting their axes and constants for the new
+it (elementwise ops, CONCAT, PAD, SLICE, TILE, REDUCE_*, rewriting their axes and constants for the new
 layout), until it meets its inverse, which it cancels, or an op that needs the outer layout (a
 RESHAPE, a graph output). A network of convolutions, pools, elementwise ops, activations, concats
 and pads is thus left with one transpose at each NCHW input and one in front of each NCHW-only
@@ -38,6 +38,8 @@ _ELEMENTWISE = frozenset({
 _AXIS_ATTRIBUTES: dict[ts.Op, Callable[[ts.TosaSerializerAttribute, int], None]] = {
     ts.Op.CONCAT: ts.TosaSerializerAttribute.ConcatAttribute,
     ts.Op.REDUCE_SUM: ts.TosaSerializerAttribute.ReduceSumAttribute,
+    ts.Op.REDUCE_MAX: lambda attribute, axis: attribute.ReduceMaxAttribute(axis, ts.NanPropagationMode.PROPAGATE),
+    ts.Op.REDUCE_MIN: lambda attribute, axis: attribute.ReduceMinAttribute(axis, ts.NanPropagationMode.PROPAGATE),
 }
 
 # Operators with per-axis shape operands: (input index, values per axis), e.g. PAD's [before, after].

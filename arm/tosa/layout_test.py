@@ -10,6 +10,7 @@ from tosa.TosaGraph import TosaGraph as FlatbufferGraph
 
 from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
+from arm.ops.axis_reduction import reduce
 from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor
 from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc
 
@@ -98,6 +99,21 @@ def test_concat_and_pad_axes_follow_the_layout() -> None:
     concat_op = next(operator for operator in graph.operators if operator.op == ts.Op.CONCAT)
     assert concat_op.axis == 3
     np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+
+
+def test_reduction_axis_follows_the_layout() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 4, 5, 6), np.float32)
+    summed = reduce(graph, ts.Op.REDUCE_SUM, _conv(graph, x, "a"), 1, name="summed")
+    graph.mark_output(_conv(graph, summed, "y"))
+    data = np.random.default_rng(3).standard_normal((1, 4, 5, 6)).astype(np.float32)
+    expected = _run(graph, data)
+
+    cancel_round_trips(graph)
+
+    assert _ops(graph).count("TRANSPOSE") == 2
+    assert next(operator.axis for operator in graph.operators if operator.op == ts.Op.REDUCE_SUM) == 3
+    np.testing.assert_allclose(_run(graph, data)[0], expected[0], rtol=1e-6)
 
 
 def test_constant_operands_are_permuted() -> None:
