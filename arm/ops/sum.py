@@ -1,0 +1,53 @@
+"""aten.sum.dim_IntList -> TOSA REDUCE_SUM per dim (INT: on int32, one RESCALE onto the output grid)."""
+
+from __future__ import annotations
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.reduction import lower_reduce_sum, reduction_support
+from arm.ops.registry import ArmOp
+from arm.quantizer.annotation import annotate
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+
+
+def annotate_sum(node: Node, config: QuantizationConfig) -> None:
+    """A sum's range grows with the count it adds up: its output gets a grid of its own."""
+    annotate(node, {node.args[0]: config.activation}, config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    return lower_reduce_sum(node, ctx, factor=1.0)
+
+
+def sum_channels(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(1)
+
+
+def sum_spatial_keepdim(x: torch.Tensor) -> torch.Tensor:
+    return x.sum((2, 3), keepdim=True)
+
+
+def sum_last(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(-1)
+
+
+TEST_CASES = {
+    "channels": OpTestCase(FunctionModule(sum_channels), random_inputs(0, (1, 8, 6, 6))),
+    "spatial_keepdim": OpTestCase(FunctionModule(sum_spatial_keepdim), random_inputs(1, (1, 4, 5, 7))),
+    "last_dim": OpTestCase(FunctionModule(sum_last), random_inputs(2, (4, 3, 16))),
+}
+
+OP = ArmOp(
+    name="sum",
+    edge_targets=(exir_ops.edge.aten.sum.dim_IntList,),
+    aten_targets=(torch.ops.aten.sum.dim_IntList,),
+    support=reduction_support,
+    annotate=annotate_sum,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
