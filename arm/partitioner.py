@@ -22,6 +22,7 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec
 from arm.ops import registry
 from arm.ops.support import describe
+from arm.passes.int64_to_int32 import narrow_int64
 # executorch finds a delegate among the loaded BackendDetails subclasses, so load both here.
 from arm.ethosu import backend as _ethosu_backend  # noqa: F401
 from arm.tosa import backend as _tosa_backend  # noqa: F401
@@ -55,7 +56,10 @@ class TOSAPartitioner(Partitioner):
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         graph_module = exported_program.graph_module
+        # TOSA has no int64: indices and int64 results of delegated ops become int32 first.
+        narrowing = narrow_int64(exported_program, lambda node: registry.for_edge_node(node) is not None)
         selected, self.rejected = select_nodes(graph_module.graph, self.compile_spec.tosa_spec)
+        self.rejected = narrowing.kept + self.rejected
         for name, reason in self.rejected:
             logger.info("%s stays on the CPU: %s", name, reason)
         proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)

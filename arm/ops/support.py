@@ -26,7 +26,10 @@ def tensor_args(node: Node) -> list[Node]:
 
 
 def dtype_of(node: Node) -> torch.dtype | None:
+    """The node's tensor dtype; a multi-result op (native batch norm) has its first result's."""
     value = node.meta.get("val")
+    if isinstance(value, (tuple, list)) and value:
+        value = value[0]
     return value.dtype if isinstance(value, torch.Tensor) else None
 
 

@@ -9,6 +9,7 @@ their parameters.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Callable
 
 import numpy as np
@@ -99,14 +100,22 @@ def qparams_of(node: Node, constant_of: ConstantLookup) -> QParams:
     return QParams(scales=(float(scale),), zero_point=int(zero_point), dtype=numpy_dtype(dtype))
 
 
+def is_first_result(node: object) -> bool:
+    """``getitem(op, 0)``: how the edge dialect reads the only used result of a multi-result op
+    (``_native_batch_norm_legit_no_training``, ``native_layer_norm``)."""
+    is_getitem = isinstance(node, Node) and node.op == "call_function" and node.target is operator.getitem
+    return is_getitem and node.args[1] == 0
+
+
 def output_quantize(node: Node, is_fused_activation: Callable[[Node], bool]) -> Node | None:
     """The quantize node that decides the int8 grid ``node`` writes to, or None if its output is float.
 
     That is the quantize all users of ``node`` agree on, or, when ``node``'s only user is an activation
-    fused into it (conv + relu), the activation's.
+    fused into it (conv + relu) or the selection of its first result (batch norm's ``getitem(bn, 0)``),
+    that user's.
     """
     users = list(node.users)
-    if len(users) == 1 and is_fused_activation(users[0]):
+    if len(users) == 1 and (is_fused_activation(users[0]) or is_first_result(users[0])):
         return output_quantize(users[0], is_fused_activation)
     if not users or not all(is_quantize(user) for user in users):
         return None

@@ -1,0 +1,182 @@
+"""aten.batch_norm (inference) -> a per-channel scale and shift.
+
+A batch norm right after a convolution never gets here in the INT profile: pt2e's prepare folds it into
+the convolution's weights and bias (the ``conv_bn`` cases check that). What remains is a standalone
+``y = x * a + b`` per channel, with ``a = weight / sqrt(var + eps)`` and ``b = bias - mean * a``:
+
+* FP: MUL and ADD with [1, C, 1, ...] constants.
+* INT: a 1x1 DEPTHWISE_CONV2D, which applies a per-channel int8 weight, an int32 bias and a
+  per-channel rescale in one NPU operation. Each weight is +-127 (0 for a zero scale) with the
+  per-channel scale |a| / 127, so the weights themselves carry no rounding error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
+from arm.ops.op_test_case import OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.unary import fp_add, fp_mul
+from arm.quantizer.annotation import annotate_with_fused_activation
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.layout import to_nchw, to_nhwc, transpose
+from arm.tosa.specification import TosaSpecification
+
+_WEIGHT_MAX = 127
+
+
+def _is_aten(node: Node) -> bool:
+    return node.target == torch.ops.aten.batch_norm.default
+
+
+def _eps(node: Node) -> float:
+    """aten.batch_norm(x, w, b, mean, var, training, momentum, eps, cudnn); the edge op drops training."""
+    return node.args[7] if _is_aten(node) else node.args[6]
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x, weight, bias, running_mean, running_var = node.args[:5]
+    training = _is_aten(node) and node.args[5]
+    rank = len(shape_of(x))
+    return first_reason(
+        f"{describe(node)}: training-mode batch norm (batch statistics) is not lowered" if training else None,
+        (
+            f"{describe(node)}: running statistics are missing; only inference batch norm is lowered"
+            if running_mean is None or running_var is None
+            else None
+        ),
+        f"{describe(node)}: input rank {rank} has no channel dim" if rank < 2 else None,
+        rank_reason(node, shape_of(x)),
+        profile_reason(node, spec, [x]),
+    )
+
+
+def annotate_batch_norm(node: Node, config: QuantizationConfig) -> None:
+    """Standalone batch norms only: prepare_pt2e has already folded those that follow a convolution."""
+    annotate_with_fused_activation(node, {node.args[0]: config.activation}, config.activation)
+
+
+def channel_affine(node: Node, ctx: LoweringContext) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel (a, b) with batch_norm(x) == x * a + b along dim 1, in float64."""
+    _, weight, bias, running_mean, running_var = node.args[:5]
+    eps = _eps(node)
+    mean = ctx.constant(running_mean).numpy().astype(np.float64)
+    variance = ctx.constant(running_var).numpy().astype(np.float64)
+    gamma = np.ones_like(mean) if weight is None else ctx.constant(weight).numpy().astype(np.float64)
+    beta = np.zeros_like(mean) if bias is None else ctx.constant(bias).numpy().astype(np.float64)
+    scale = gamma / np.sqrt(variance + eps)
+    return scale, beta - mean * scale
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    scale, shift = channel_affine(node, ctx)
+    x = ctx.value(node.args[0])
+    if ctx.spec.is_fp:
+        channel_shape = [1] * x.rank
+        channel_shape[1] = -1
+        scale_value = ctx.graph.add_const(f"{node.name}_scale", scale.astype(np.float32).reshape(channel_shape))
+        shift_value = ctx.graph.add_const(f"{node.name}_shift", shift.astype(np.float32).reshape(channel_shape))
+        scaled = fp_mul(ctx, x, scale_value, name=f"{node.name}_scaled")
+        return fp_add(ctx, scaled, shift_value, name=node.name)
+    return _lower_int(node, ctx, x, scale, shift)
+
+
+def _lower_int(node: Node, ctx: LoweringContext, x: TosaValue, scale: np.ndarray, shift: np.ndarray) -> TosaValue:
+    channels = x.shape[1]
+    magnitude = np.abs(scale)
+    weights = ConvWeights(
+        values=(np.sign(scale) * _WEIGHT_MAX).astype(np.int8).reshape(channels, 1, 1, 1),
+        bias=shift.astype(np.float32),
+        # A zero scale keeps weight 0; its channel scale only has to be a valid (positive) RESCALE.
+        scales=np.where(magnitude > 0, magnitude / _WEIGHT_MAX, 1.0),
+    )
+    channels_last = _to_channels_last(ctx, x, name=f"{node.name}_channels_last")
+    result = emit_convolution(
+        ctx,
+        node,
+        name=f"{node.name}_nhwc",
+        input_nhwc=channels_last,
+        weights=weights,
+        geometry=ConvGeometry(depthwise=True),
+        output_shape_nhwc=channels_last.shape,
+    )
+    return _from_channels_last(ctx, result, x.shape, name=node.name)
+
+
+def _to_channels_last(ctx: LoweringContext, x: TosaValue, *, name: str) -> TosaValue:
+    """NCHW -> NHWC for rank 4; other ranks become [1, rows, 1, C] with C the (last) channel dim."""
+    if x.rank == 4:
+        return to_nhwc(ctx.graph, x)
+    if x.rank > 2:
+        x = transpose(ctx.graph, x, _channels_last_perms(x.rank), name=f"{name}_transposed")
+    return reshape(ctx.graph, x, (1, math.prod(x.shape[:-1]), 1, x.shape[-1]), name=name)
+
+
+def _from_channels_last(ctx: LoweringContext, value: TosaValue, shape: tuple[int, ...], *, name: str) -> TosaValue:
+    if len(shape) == 4:
+        return to_nchw(ctx.graph, value, name=name)
+    if len(shape) == 2:
+        return reshape(ctx.graph, value, shape, name=name)
+    perms = _channels_last_perms(len(shape))
+    channels_last_shape = tuple(shape[p] for p in perms)
+    value = reshape(ctx.graph, value, channels_last_shape, name=f"{name}_channels_last_shape")
+    inverse = tuple(perms.index(dim) for dim in range(len(shape)))
+    return transpose(ctx.graph, value, inverse, name=name)
+
+
+def _channels_last_perms(rank: int) -> tuple[int, ...]:
+    return (0, *range(2, rank), 1)
+
+
+class _BatchNorm(torch.nn.Module):
+    """A batch norm with non-trivial running statistics and affine parameters drawn from ``seed``."""
+
+    def __init__(self, seed: int, channels: int, dims: int = 2, *, conv: bool = False, relu: bool = False):
+        super().__init__()
+        generator = torch.Generator().manual_seed(seed)
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            self.conv = torch.nn.Conv2d(channels, channels, 3, padding=1) if conv else None
+        self.norm = {1: torch.nn.BatchNorm1d, 2: torch.nn.BatchNorm2d}[dims](channels)
+        with torch.no_grad():
+            self.norm.running_mean.copy_(torch.randn(channels, generator=generator) * 0.5)
+            self.norm.running_var.copy_(torch.rand(channels, generator=generator) * 2 + 0.25)
+            self.norm.weight.copy_(torch.randn(channels, generator=generator))
+            self.norm.bias.copy_(torch.randn(channels, generator=generator) * 0.5)
+        self.relu = relu
+        self.eval()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.norm(self.conv(x) if self.conv is not None else x)
+        return torch.relu(y) if self.relu else y
+
+
+TEST_CASES = {
+    "rank4": OpTestCase(_BatchNorm(0, 8), random_inputs(0, (1, 8, 6, 6))),
+    "rank4_batch2_relu": OpTestCase(_BatchNorm(1, 16, relu=True), random_inputs(1, (2, 16, 4, 5))),
+    "rank2": OpTestCase(_BatchNorm(2, 12, dims=1), random_inputs(2, (4, 12))),
+    "rank3": OpTestCase(_BatchNorm(3, 6, dims=1), random_inputs(3, (2, 6, 10))),
+    # Folded into the convolution by prepare_pt2e (INT); lowered as conv then scale and shift (FP).
+    "conv_bn": OpTestCase(_BatchNorm(4, 8, conv=True), random_inputs(4, (1, 8, 8, 8))),
+    "conv_bn_relu": OpTestCase(_BatchNorm(5, 8, conv=True, relu=True), random_inputs(5, (1, 8, 8, 8))),
+}
+
+OP = ArmOp(
+    name="batch_norm",
+    # to_edge turns inference batch_norm into this three-result op; arm/ops/getitem.py selects result 0.
+    edge_targets=(exir_ops.edge.aten._native_batch_norm_legit_no_training.default,),
+    aten_targets=(torch.ops.aten.batch_norm.default,),
+    support=support,
+    annotate=annotate_batch_norm,
+    lower=lower,
+    test_cases=TEST_CASES,
+)

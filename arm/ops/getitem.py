@@ -1,0 +1,52 @@
+"""operator.getitem(op, 0): the first result of a multi-result op (inference batch norm, layer norm).
+
+The edge dialect gives ``_native_batch_norm_legit_no_training`` and ``native_layer_norm`` three
+results; inference uses only the first. Their op modules lower that result, and this selection is
+the same TOSA value. Other results (saved statistics) are training-only and stay on the CPU.
+
+No test cases of its own: the batch_norm and layer_norm cases exercise it.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from torch.fx import Node
+
+from arm.ops import registry
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import is_first_result
+from arm.tosa.specification import TosaSpecification
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    producer = node.args[0]
+    if not is_first_result(node):
+        return f"{describe(node)}: only the first result of a multi-result op is lowered, not result {node.args[1]}"
+    arm_op = registry.for_edge_node(producer)
+    if arm_op is None:
+        return f"{describe(node)}: selects a result of {producer.name}, which no Arm op lowers"
+    return arm_op.support(producer, spec)
+
+
+def annotate_getitem(node: Node, config: QuantizationConfig) -> None:
+    """Never called: getitem has no ATen target; the producer's annotation covers its result."""
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    return ctx.value(node.args[0])
+
+
+OP = ArmOp(
+    name="getitem",
+    edge_targets=(operator.getitem,),
+    aten_targets=(),
+    support=support,
+    annotate=annotate_getitem,
+    lower=lower,
+    test_cases={},
+)

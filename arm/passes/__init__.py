@@ -1,0 +1,1 @@
+"""Graph passes the Arm flow runs on edge programs before partitioning."""

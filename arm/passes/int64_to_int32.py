@@ -1,0 +1,177 @@
+"""Narrows the int64 tensors that delegated ops read or write to int32, before partitioning.
+
+TOSA 1.0 has no int64, but PyTorch makes every index int64: embedding and gather indices, arange,
+argmax results, integer buffers. Before the partitioner picks nodes, this pass rewrites the int64
+values around nodes an Arm op lowers ("consumers"):
+
+* int64 constants (parameters, buffers, lifted constants) whose values fit int32 become int32
+  constants (in place when only consumers read them, else a narrowed copy for the consumers);
+* int64 tensors computed from nothing but scalars (``arange``, ``full``) are evaluated now and
+  become int32 constants the same way;
+* int64 user inputs get a cast to int32 on the CPU in front of the consumers (index inputs are
+  assumed to fit: no Ethos-U memory holds 2**31 rows);
+* a consumer's int64 result is produced as int32 and cast back to int64 on the CPU for its users.
+
+A constant whose values do not fit int32 stays int64: its consumers then fail their dtype rule and
+stay on the CPU, and the pass reports why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from typing import Callable
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch._export.utils import (
+    get_buffer,
+    get_lifted_tensor_constant,
+    get_param,
+    is_buffer,
+    is_lifted_tensor_constant,
+    is_param,
+)
+from torch.export import ExportedProgram
+from torch.export.graph_signature import ExportGraphSignature, InputKind, InputSpec, TensorArgument
+from torch.fx import Node
+
+_CAST = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
+_INT32 = torch.iinfo(torch.int32)
+
+Consumes = Callable[[Node], bool]
+
+
+@dataclasses.dataclass
+class Int64Narrowing:
+    """What the pass did: narrowed node names, and (node name, reason) for int64 values left alone."""
+
+    narrowed: list[str] = dataclasses.field(default_factory=list)
+    kept: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+
+def narrow_int64(program: ExportedProgram, consumes: Consumes) -> Int64Narrowing:
+    """Rewrites ``program`` in place so no node for which ``consumes`` holds reads or writes int64."""
+    result = Int64Narrowing()
+    graph = program.graph_module.graph
+    for node in list(graph.nodes):
+        if not _is_int64(node) or not _consumers(node, consumes):
+            continue
+        if node.op == "call_function" and not node.all_input_nodes:
+            node = _fold_to_constant(program, node)
+        if node.op == "placeholder" and _is_constant(program, node):
+            _narrow_constant(program, node, consumes, result)
+        elif node.op == "placeholder":
+            _cast_input_to_int32(program, node, consumes)
+            result.narrowed.append(node.name)
+    for node in list(graph.nodes):
+        # A getitem only selects a result of a multi-result op (max_pool2d's int64 indices): its
+        # dtype is the producer's, whichever side lowers it.
+        if node.op == "call_function" and node.target is not operator.getitem and consumes(node) and _is_int64(node):
+            _narrow_result(program, node)
+            result.narrowed.append(node.name)
+    graph.lint()
+    program.graph_module.recompile()
+    return result
+
+
+def _is_int64(node: Node) -> bool:
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and value.dtype == torch.int64
+
+
+def _consumers(node: Node, consumes: Consumes) -> list[Node]:
+    return [user for user in node.users if user.op == "call_function" and consumes(user)]
+
+
+def _is_constant(program: ExportedProgram, node: Node) -> bool:
+    return is_param(program, node) or is_buffer(program, node) or is_lifted_tensor_constant(program, node)
+
+
+def _constant(program: ExportedProgram, node: Node) -> torch.Tensor:
+    kinds = ((is_param, get_param), (is_buffer, get_buffer), (is_lifted_tensor_constant, get_lifted_tensor_constant))
+    for is_kind, get in kinds:
+        if is_kind(program, node):
+            return get(program, node)
+    raise ValueError(f"{node.name} is not a parameter, buffer or lifted constant")
+
+
+def _fits_int32(data: torch.Tensor) -> bool:
+    return data.numel() == 0 or (int(data.min()) >= _INT32.min and int(data.max()) <= _INT32.max)
+
+
+def _fold_to_constant(program: ExportedProgram, node: Node) -> Node:
+    """Replaces a tensor computed from scalars only (arange) by a lifted constant holding its value."""
+    data = node.target(*node.args, **node.kwargs)
+    constant = _add_lifted_constant(program, f"{node.name}_folded", data)
+    node.replace_all_uses_with(constant)
+    program.graph_module.graph.erase_node(node)
+    return constant
+
+
+def _narrow_constant(program: ExportedProgram, node: Node, consumes: Consumes, result: Int64Narrowing) -> None:
+    data = _constant(program, node)
+    if not _fits_int32(data):
+        users = ", ".join(user.name for user in _consumers(node, consumes))
+        result.kept.append((
+            node.name,
+            f"node {node.name}: int64 constant with values in [{int(data.min())}, {int(data.max())}] does not fit "
+            f"TOSA's int32, so {users} stay on the CPU (keep indices below 2**31)",
+        ))  # fmt: skip
+        return
+    narrowed = data.to(torch.int32)
+    if all(consumes(user) for user in node.users) and is_lifted_tensor_constant(program, node):
+        target = program.graph_signature.inputs_to_lifted_tensor_constants[node.name]
+        program.constants[target] = narrowed
+        node.meta["val"] = node.meta["val"].to(torch.int32)
+    else:
+        # Parameters and buffers belong to the module's state; CPU readers keep the int64 original.
+        copy = _add_lifted_constant(program, f"{node.name}_int32", narrowed)
+        for user in _consumers(node, consumes):
+            user.replace_input_with(node, copy)
+    result.narrowed.append(node.name)
+
+
+def _cast_input_to_int32(program: ExportedProgram, node: Node, consumes: Consumes) -> None:
+    """Inserts ``cast(node, int32)`` after the user input ``node``, on the CPU, for its consumers."""
+    graph = program.graph_module.graph
+    with graph.inserting_after(node):
+        cast = graph.call_function(_CAST, (node,), {"dtype": torch.int32})
+    cast.name = graph._graph_namespace.create_name(f"{node.name}_int32", None)
+    cast.meta["val"] = node.meta["val"].to(torch.int32)
+    for user in _consumers(node, consumes):
+        user.replace_input_with(node, cast)
+
+
+def _narrow_result(program: ExportedProgram, node: Node) -> None:
+    """``node`` writes int32; a CPU cast restores int64 for everything that read it."""
+    users = list(node.users)
+    graph = program.graph_module.graph
+    node.meta["val"] = node.meta["val"].to(torch.int32)
+    with graph.inserting_after(node):
+        cast = graph.call_function(_CAST, (node,), {"dtype": torch.int64})
+    cast.meta["val"] = node.meta["val"].to(torch.int64)
+    for user in users:
+        user.replace_input_with(node, cast)
+
+
+def _add_lifted_constant(program: ExportedProgram, name: str, data: torch.Tensor) -> Node:
+    """A new lifted-constant placeholder (before the user inputs, as the graph signature requires)."""
+    graph = program.graph_module.graph
+    placeholders = [node for node in graph.nodes if node.op == "placeholder"]
+    user_inputs = set(program.graph_signature.user_inputs)
+    first_user_input = next((node for node in placeholders if node.name in user_inputs), None)
+    anchor = graph.inserting_before(first_user_input) if first_user_input else graph.inserting_after(placeholders[-1])
+    with anchor:
+        node = graph.placeholder(graph._graph_namespace.create_name(name, None))
+    node.target = node.name
+    fake_mode = next(
+        (p.meta["val"].fake_mode for p in placeholders if hasattr(p.meta.get("val"), "fake_mode")), None
+    )
+    node.meta["val"] = fake_mode.from_tensor(data, static_shapes=True) if fake_mode else data
+    program.constants[node.name] = data
+    specs = list(program.graph_signature.input_specs)
+    index = [n.name for n in graph.nodes if n.op == "placeholder"].index(node.name)
+    specs.insert(index, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(node.name), node.name))
+    program._graph_signature = ExportGraphSignature(specs, program.graph_signature.output_specs)
+    return node

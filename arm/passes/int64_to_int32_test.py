@@ -1,0 +1,80 @@
+"""narrow_int64 on small edge programs: what it narrows, what it keeps, and that results do not change."""
+
+from __future__ import annotations
+
+import torch
+from executorch.exir import to_edge
+from torch.export import ExportedProgram
+from torch.fx import Node
+
+from arm.passes.int64_to_int32 import narrow_int64
+
+torch.set_num_threads(1)
+
+
+class _Indexing(torch.nn.Module):
+    """Every int64 source the pass handles: an input, a buffer, arange, and an int64 result."""
+
+    def __init__(self, offsets: torch.Tensor):
+        super().__init__()
+        self.register_buffer("offsets", offsets)
+        self.embedding = torch.nn.Embedding(10, 4)
+
+    def forward(self, x: torch.Tensor, indices: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        gathered = self.embedding(indices) + x[self.offsets].sum() + x[torch.arange(2)].sum()
+        return gathered, indices.argmax(), self.offsets * 2
+
+
+def _edge(offsets: torch.Tensor) -> tuple[ExportedProgram, tuple[torch.Tensor, ...]]:
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        module = _Indexing(offsets).eval()
+    inputs = (torch.randn(3, 4), torch.tensor([[1, 2], [3, 9]]))
+    return to_edge(torch.export.export(module, inputs)).exported_program(), inputs
+
+
+def _is_arm_op(node: Node) -> bool:
+    """Stands in for the registry: pretend embedding, index, argmax and the float adds are delegated."""
+    return any(name in str(node.target) for name in ("embedding", "index.Tensor", "argmax", "add.Tensor"))
+
+
+def _dtypes(program: ExportedProgram, predicate) -> set[torch.dtype]:
+    return {
+        arg.meta["val"].dtype
+        for node in program.graph.nodes
+        if node.op == "call_function" and predicate(node)
+        for arg in node.all_input_nodes + [node]
+        if isinstance(arg.meta.get("val"), torch.Tensor) and not arg.meta["val"].is_floating_point()
+    }
+
+
+def test_narrows_inputs_constants_arange_and_results_without_changing_outputs() -> None:
+    program, inputs = _edge(torch.tensor([0, 2, 1]))
+    expected = program.module()(*inputs)
+
+    report = narrow_int64(program, _is_arm_op)
+
+    assert report.kept == []
+    assert {"indices", "b_offsets"} <= set(report.narrowed)
+    assert _dtypes(program, _is_arm_op) == {torch.int32}
+    # The buffer's CPU reader (offsets * 2) still sees the int64 original.
+    assert program.state_dict["offsets"].dtype == torch.int64
+    assert not any(node.op == "call_function" and "arange" in str(node.target) for node in program.graph.nodes)
+    for got, want in zip(program.module()(*inputs), expected, strict=True):
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want)
+
+
+def test_constant_beyond_int32_stays_int64_with_a_reason() -> None:
+    program, _ = _edge(torch.tensor([0, 2, 1 << 40]))
+    report = narrow_int64(program, _is_arm_op)
+    ((name, reason),) = report.kept
+    assert name == "b_offsets"
+    assert "does not fit TOSA's int32" in reason and "aten_index_tensor" in reason
+
+
+def test_without_consumers_nothing_changes() -> None:
+    program, _ = _edge(torch.tensor([0, 2, 1]))
+    before = str(program.graph)
+    assert narrow_int64(program, lambda node: False).narrowed == []
+    assert str(program.graph) == before
