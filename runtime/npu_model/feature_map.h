@@ -1,0 +1,68 @@
+// FeatureMap: one of an operation's tensors (IFM, IFM2, OFM) as the registers describe it, in NHWC or
+// in NHCWB16 (bricks of 16 channels), split into up to four tiles:
+//
+//   tile 0: rows [0, height0), columns [0, width0)     tile 1: rows [0, height1), columns [width0, ...)
+//   tile 2: rows [height0, ...), columns [0, width0)   tile 3: rows [height1, ...), columns [width0, ...)
+//
+// each tile with its own base address (Vela uses tile 2 for rolling buffers that wrap around).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/result.h"
+#include "runtime/npu_model/memory.h"
+#include "runtime/npu_model/operation_registers.h"
+
+namespace pte {
+namespace npu_model {
+
+enum class FeatureMapSlot : uint8_t { kIfm, kIfm2, kOfm };
+
+struct Extent {
+  int height;
+  int width;
+  int depth;
+};
+
+class FeatureMap {
+ public:
+  // The registers of `slot`. The extent is what the operation touches; the caller derives it (the
+  // IFM's height, for example, follows from the OFM's, the kernel and the padding).
+  static FeatureMap from_registers(const RegisterFile& registers, FeatureMapSlot slot, Extent extent);
+
+  // Checks that every byte the extent covers lies inside the feature map's region and keeps a pointer
+  // to it; kDelegateFailed naming the feature map otherwise. Element access below is unchecked.
+  Status bind(const NpuMemory& memory);
+
+  const char* name() const { return name_; }
+  const Extent& extent() const { return extent_; }
+  const Precision& precision() const { return precision_; }
+  int32_t zero_point() const { return zero_point_; }
+  uint32_t region() const { return region_; }
+  uint64_t base() const { return base_[0]; }
+
+  int64_t read(int y, int x, int c) const;
+  void write(int y, int x, int c, int64_t value) const;
+
+ private:
+  // Byte offset of element (y, x, c) from the start of the region.
+  int64_t offset(int y, int x, int c) const;
+  int64_t channel_offset(int c) const;
+
+  const char* name_ = "";
+  uint32_t region_ = 0;
+  uint64_t base_[4] = {};
+  int height0_ = 0;
+  int height1_ = 0;
+  int width0_ = 0;
+  int64_t stride_x_ = 0;
+  int64_t stride_y_ = 0;
+  int64_t stride_c_ = 0;
+  Precision precision_ = {};
+  int32_t zero_point_ = 0;
+  Extent extent_ = {};
+  uint8_t* region_data_ = nullptr;
+};
+
+}  // namespace npu_model
+}  // namespace pte

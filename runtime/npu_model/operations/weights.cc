@@ -1,0 +1,45 @@
+#include "runtime/npu_model/operations/weights.h"
+
+#include "runtime/npu_model/mlw_decoder.h"
+
+namespace pte {
+namespace npu_model {
+
+Result<KernelWeights> load_weights(const OperationContext& context, WeightLayout layout) {
+  const RegisterFile& registers = context.registers;
+  layout.ofm_block_depth = registers.get(Cmd0::NPU_SET_OFM_BLK_DEPTH_M1) + 1;
+  layout.ofm_ublock_depth = context.architecture.ofm_ublock_depth;
+  layout.ifm_ublock_depth = context.architecture.ifm_ublock_depth;
+
+  const uint64_t weight_length = registers.address(Cmd1::NPU_SET_WEIGHT_LENGTH);
+  PTE_ASSIGN_OR_RETURN(const uint8_t* encoded,
+                       context.memory.region_bytes(registers.get(Cmd0::NPU_SET_WEIGHT_REGION) & 0x7,
+                                                   registers.address(Cmd1::NPU_SET_WEIGHT_BASE), weight_length,
+                                                   "the weight stream"));
+  const size_t expected = stream_values(layout);
+  // One value of headroom tells a stream that holds too many values from one that fits exactly.
+  PTE_ASSIGN_OR_RETURN(int16_t * decoded, context.scratch.allocate_array<int16_t>(expected + 1, "decoded weights"));
+  PTE_ASSIGN_OR_RETURN(int32_t * decoder_scratch,
+                       context.scratch.allocate_array<int32_t>(kWeightDecoderScratchWords, "the weight decoder"));
+  PTE_ASSIGN_OR_RETURN(const size_t count,
+                       decode_weights(Span<const uint8_t>(encoded, static_cast<size_t>(weight_length)),
+                                      Span<int16_t>(decoded, expected + 1),
+                                      Span<int32_t>(decoder_scratch, kWeightDecoderScratchWords)));
+  PTE_ASSIGN_OR_RETURN(int16_t * ohwi, context.scratch.allocate_array<int16_t>(layout.dense_size(), "weights"));
+  PTE_RETURN_IF_ERROR(
+      unpack_weights(Span<const int16_t>(decoded, count), layout, Span<int16_t>(ohwi, layout.dense_size())));
+
+  const uint64_t scale_length = registers.address(Cmd1::NPU_SET_SCALE_LENGTH);
+  PTE_ASSIGN_OR_RETURN(const uint8_t* scale_bytes,
+                       context.memory.region_bytes(registers.get(Cmd0::NPU_SET_SCALE_REGION) & 0x7,
+                                                   registers.address(Cmd1::NPU_SET_SCALE_BASE), scale_length,
+                                                   "the scale stream"));
+  PTE_ASSIGN_OR_RETURN(ChannelScale * scales,
+                       context.scratch.allocate_array<ChannelScale>(static_cast<size_t>(layout.ofm_depth), "scales"));
+  PTE_RETURN_IF_ERROR(read_channel_scales(Span<const uint8_t>(scale_bytes, static_cast<size_t>(scale_length)),
+                                          Span<ChannelScale>(scales, static_cast<size_t>(layout.ofm_depth))));
+  return KernelWeights{layout, ohwi, scales};
+}
+
+}  // namespace npu_model
+}  // namespace pte

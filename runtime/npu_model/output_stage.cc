@@ -1,0 +1,83 @@
+#include "runtime/npu_model/output_stage.h"
+
+#include "runtime/npu_model/rescale.h"
+
+namespace pte {
+namespace npu_model {
+namespace {
+
+constexpr size_t kLut8Bytes = 256;
+constexpr size_t kLut16Bytes = 2048;
+
+struct Range {
+  int64_t low;
+  int64_t high;
+};
+
+Range clip_range(ClipRange clip, const Precision& ofm) {
+  switch (clip) {
+    case ClipRange::kForceUint8:
+      return {0, 255};
+    case ClipRange::kForceInt8:
+      return {-128, 127};
+    case ClipRange::kForceInt16:
+      return {-32768, 32767};
+    case ClipRange::kOfmPrecision:
+      break;
+  }
+  return {ofm.min(), ofm.max()};
+}
+
+int16_t read_i16(const uint8_t* p) { return static_cast<int16_t>(p[0] | p[1] << 8); }
+
+}  // namespace
+
+Result<OutputStage> OutputStage::create(const OperationContext& context, const FeatureMap& ofm) {
+  OutputStage stage;
+  const Precision& precision = ofm.precision();
+  stage.zero_point_ = ofm.zero_point();
+  stage.activation_ = activation(context.registers, precision);
+  const Range range = clip_range(stage.activation_.clip_range, precision);
+  stage.low_ = range.low;
+  stage.high_ = range.high;
+  // The 16-bit clamp registers bound results only up to 16 bits; wider results keep their range.
+  if (precision.bits <= 16) {
+    stage.low_ = stage.activation_.min > stage.low_ ? stage.activation_.min : stage.low_;
+    stage.high_ = stage.activation_.max < stage.high_ ? stage.activation_.max : stage.high_;
+  }
+  const uint32_t function = stage.activation_.function;
+  if (function == kActivationTanh || function == kActivationSigmoid) {
+    return Status::failure(Error::kNotSupported, "the built-in %s activation is not modelled (Vela uses lookup tables)",
+                           function == kActivationTanh ? "tanh" : "sigmoid");
+  }
+  if (function >= kActivationTableFirst && function <= kActivationTableLast) {
+    stage.lut_bytes_ = precision.bits == 16 ? kLut16Bytes : kLut8Bytes;
+    stage.lut_signed_ = precision.is_signed || precision.bits > 16;
+    const size_t offset = lut_offset(context.architecture, stage.lut_bytes_, function - kActivationTableFirst);
+    PTE_ASSIGN_OR_RETURN(uint8_t * table, context.memory.shram_bytes(offset, stage.lut_bytes_, "the lookup table"));
+    stage.lut_ = table;
+  } else if (function != kActivationClampOnly) {
+    return Status::failure(Error::kDelegateFailed, "unknown activation function %lu",
+                           static_cast<unsigned long>(function));
+  }
+  return stage;
+}
+
+int64_t OutputStage::finish(int64_t scaled) const {
+  int64_t value = scaled + zero_point_;
+  if (lut_bytes_ == kLut8Bytes) {
+    // The table is indexed by the 8-bit value, from its most negative to its most positive.
+    const int64_t index = lut_signed_ ? saturate(value, -128, 127) + 128 : saturate(value, 0, 255);
+    value = lut_signed_ ? static_cast<int64_t>(static_cast<int8_t>(lut_[index])) : lut_[index];
+  } else if (lut_bytes_ == kLut16Bytes) {
+    // 512 intervals of 128 input steps: base + slope * fraction / 128.
+    const int64_t offset = saturate(value, -32768, 32767) + 32768;
+    const uint8_t* entry = lut_ + (offset >> 7) * 4;
+    const int64_t fraction = offset & 0x7f;
+    value = read_i16(entry) + ((read_i16(entry + 2) * fraction + 64) >> 7);
+  }
+  return saturate(value, low_, high_);
+}
+
+}  // namespace npu_model
+}  // namespace pte

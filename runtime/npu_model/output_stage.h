@@ -1,0 +1,35 @@
+// The NPU's output stage, shared by every operation: a scaled result gets the OFM zero point, goes
+// through the activation (a lookup table, if one is selected), is clamped to NPU_SET_ACTIVATION_MIN/MAX
+// and saturated to the OFM's type (or the clip range the activation forces).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/result.h"
+#include "runtime/npu_model/feature_map.h"
+#include "runtime/npu_model/operation_context.h"
+
+namespace pte {
+namespace npu_model {
+
+class OutputStage {
+ public:
+  // kNotSupported for the built-in tanh/sigmoid functions, kDelegateFailed for an unknown function.
+  static Result<OutputStage> create(const OperationContext& context, const FeatureMap& ofm);
+
+  // The value to store for a result that has been scaled but not yet offset by the zero point.
+  int64_t finish(int64_t scaled) const;
+
+ private:
+  int32_t zero_point_ = 0;
+  Activation activation_ = {};
+  int64_t low_ = 0;
+  int64_t high_ = 0;
+  // 8-bit lookup table (256 entries), 16-bit interpolating one (512 base/slope pairs), or none.
+  const uint8_t* lut_ = nullptr;
+  size_t lut_bytes_ = 0;
+  bool lut_signed_ = true;
+};
+
+}  // namespace npu_model
+}  // namespace pte

@@ -1,0 +1,49 @@
+// Where each value of a decoded U55 weight stream belongs. The NPU consumes weights in the order its
+// MAC array needs them, which Vela's weight encoder produces: OFM blocks of OFM_BLK_DEPTH channels;
+// within a block, IFM blocks of 32 channels (16 for 16-bit IFMs or part-kernel-first traversal), then
+// sub-kernels of up to 8x8 (4x4 with dilation 2), then micro-blocks of the OFM and IFM depth; missing
+// channels and kernel positions are zeros. Unpacking walks the same order and writes each value to its
+// place in a dense OHWI array.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/result.h"
+#include "runtime/core/span.h"
+
+namespace pte {
+namespace npu_model {
+
+enum class WeightTraversal : uint8_t { kDepthFirst, kPartKernelFirst, kDepthwise };
+
+struct WeightLayout {
+  WeightTraversal traversal;
+  // Channels the stream covers (the operation's OFM depth), IFM channels (1 for depthwise) and the
+  // kernel without dilation.
+  int ofm_depth;
+  int ifm_depth;
+  int kernel_height;
+  int kernel_width;
+  int dilation_x;
+  int dilation_y;
+  // NPU_SET_OFM_BLK_DEPTH_M1 + 1.
+  int ofm_block_depth;
+  int ifm_bits;
+  // The MAC array's micro-block depths (architecture constants).
+  int ofm_ublock_depth;
+  int ifm_ublock_depth;
+
+  size_t dense_size() const {
+    return static_cast<size_t>(ofm_depth) * kernel_height * kernel_width * ifm_depth;
+  }
+};
+
+// How many values a stream in this layout holds (padding included).
+size_t stream_values(const WeightLayout& layout);
+
+// Writes the stream's values to `ohwi` (dense_size() entries, [ofm][ky][kx][ifm]); kDelegateFailed
+// when the stream holds a different number of values than the layout consumes.
+Status unpack_weights(Span<const int16_t> stream, const WeightLayout& layout, Span<int16_t> ohwi);
+
+}  // namespace npu_model
+}  // namespace pte
