@@ -52,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated model names (default: all of {', '.join(BENCH_MODELS)})",
     )
     parser.add_argument(
-        "--targets", default=",".join(BENCH_TARGETS), help=f"comma-separated Ethos-U targets (default: {','.join(BENCH_TARGETS)})"
+        "--targets",
+        default=",".join(BENCH_TARGETS),
+        help=f"comma-separated Ethos-U targets (default: {','.join(BENCH_TARGETS)})",
     )
     parser.add_argument("--calibration-samples", type=int, default=CALIBRATION_SAMPLES)
     parser.add_argument("--json", type=Path, help="also write every number to this JSON file")

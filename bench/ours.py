@@ -16,8 +16,7 @@ def warm_up() -> None:
 
 def compile_ours(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
     with backends_of("arm"):
-        result = run_flow(spec, resolve_target(target), calibration_samples=calibration_samples, progress=False
-        )
+        result = run_flow(spec, resolve_target(target), calibration_samples=calibration_samples, progress=False)
     return CompiledProgram(
         pte=result.pte,
         stage_seconds=dict(result.stage_seconds),

@@ -35,7 +35,8 @@ def _ratio(ours: float | None, peer: float | None) -> str:
 def _agreement(agreement: Agreement | None) -> str:
     if agreement is None:
         return MISSING
-    return f"cos {agreement.cosine:.4f}, max|err| {agreement.max_abs_error:.3g}, top-1 {agreement.top1}/{agreement.samples}"
+    a = agreement
+    return f"cos {a.cosine:.4f}, max|err| {a.max_abs_error:.3g}, top-1 {a.top1}/{a.samples}"
 
 
 def _ops(counts: dict[str, int]) -> str:
@@ -108,14 +109,18 @@ def render_summary(comparisons: list[Comparison]) -> str:
                 c.target,
                 f"{_number(c.ours.seconds)} / {_number(c.peer.seconds)}",
                 _ratio(c.ours.seconds, c.peer.seconds),
-                f"{_integer(c.ours.vela and c.ours.vela.total_cycles)} / {_integer(c.peer.vela and c.peer.vela.total_cycles)}",
-                _ratio(c.ours.vela and c.ours.vela.total_cycles, c.peer.vela and c.peer.vela.total_cycles),
+                f"{_integer(_cycles(c.ours))} / {_integer(_cycles(c.peer))}",
+                _ratio(_cycles(c.ours), _cycles(c.peer)),
                 f"{_integer(c.ours.partitions)} / {_integer(c.peer.partitions)}",
                 f"{_number(c.ours.delegated_percent)} / {_number(c.peer.delegated_percent)}",
                 f"{_top1(c.ours)} / {_top1(c.peer)}",
             )
         )
     return "\n".join(_aligned(table))
+
+
+def _cycles(report: SideReport) -> int | None:
+    return report.vela.total_cycles if report.vela else None
 
 
 def _top1(report: SideReport) -> str:

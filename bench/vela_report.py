@@ -32,6 +32,6 @@ def vela_numbers(summary_csvs: list[str]) -> VelaNumbers | None:
         npu_cycles=sum(int(float(row["cycles_npu"])) for row in rows),
         inference_ms=sum(float(row["inference_time"]) for row in rows) * 1e3,
         sram_kib=max(float(row["sram_memory_used"]) for row in rows),
-        flash_kib=sum(float(row["on_chip_flash_memory_used"]) + float(row["off_chip_flash_memory_used"]) for row in rows),
+        flash_kib=sum(float(row[f"{kind}_flash_memory_used"]) for row in rows for kind in ("on_chip", "off_chip")),
         macs=sum(int(float(row["nn_macs"])) for row in rows),
     )

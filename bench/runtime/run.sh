@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The runtime on Corstone-300 for fully delegated Ethos-U55-128 models: the firmware's code and data size,
+# the memory a run plans, and the Cortex-M55 instructions one inference executes outside the NPU, beside
+# each model's .pte size and Vela's NPU estimate.
+#
+#   bench/runtime/run.sh
+#
+# Instructions come from QEMU's mps3-an547 with -icount shift=0 (one instruction per virtual nanosecond)
+# and the firmware's SysTick count across Method::execute: ticks * 31.25, +-32 instructions. QEMU has no
+# NPU, so the firmware runs with --stub-npu: the delegate's inputs are copied into scratch, its command
+# stream is parsed as the driver does, and its outputs are copied out, but nothing is computed.
+# Extra Bazel startup flags (e.g. --output_base=...) come from $BAZEL_STARTUP_FLAGS.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+read -r -a startup <<<"${BAZEL_STARTUP_FLAGS:-}"
+bazel=(./bazelw "${startup[@]}")
+models=(//runtime/testdata:tiny_conv_u55 //models:dscnn_u55_pte //models:mv2_u55_pte)
+
+# Optimised (-O2), as firmware ships; the default fastbuild is -O1.
+config=(--config=corstone300 --compilation_mode=opt)
+"${bazel[@]}" build --experimental_convenience_symlinks=ignore "${config[@]}" --output_groups=default,vela_summary \
+  //runtime/firmware:pte_firmware "${models[@]}" >&2
+bin="$("${bazel[@]}" info "${config[@]}" bazel-bin 2>/dev/null)"
+toolchain="$("${bazel[@]}" info output_base 2>/dev/null)/external/arm_none_eabi/usr/bin"
+firmware="$bin/runtime/firmware/pte_firmware"
+
+# Section sizes in bytes (arm-none-eabi-size -A: "name size address").
+section() { "$toolchain/arm-none-eabi-size" -A "$firmware" | awk -v name="$1" '$1 == name { print $2 + 0 }'; }
+code=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .init_array)))
+printf 'pte_firmware (-c opt): %d B code+rodata (.text %d, .rodata %d), %d B .data, %d B .bss; DDR region %d B (.ddr_bss)\n' \
+  "$code" "$(section .text)" "$(section .rodata)" "$(section .data)" "$(section .bss)" "$(section .ddr_bss)"
+
+printf '\n%-16s %10s %10s %10s %12s %22s\n' model ".pte bytes" "planned" "arena used" "CPU instr." \
+  "NPU cycles (Vela 5.2.0)"
+for label in "${models[@]}"; do
+  name="${label##*:}"
+  package="${label%%:*}"
+  package="${package#//}"
+  pte="$bin/$package/$name.pte"
+  summary="$bin/$package/${name}_vela_summary.csv"
+  # The firmware reads the program over semihosting relative to QEMU's working directory.
+  output="$(cd "$(dirname "$pte")" && qemu-system-arm -M mps3-an547 -display none -monitor none -serial none \
+    -icount shift=0 -semihosting-config "enable=on,target=native,arg=pte_firmware,arg=--model,arg=$name.pte,arg=--fill-inputs,arg=0.5,arg=--stub-npu" \
+    -kernel "$firmware" 2>&1)" || {
+    echo "$output" >&2
+    exit 1
+  }
+  planned="$(sed -nE 's/.*, ([0-9]+) planned, .*/\1/p' <<<"$output")"
+  arena="$(sed -nE 's/.*runtime arena ([0-9]+) used.*/\1/p' <<<"$output")"
+  instructions="$(sed -nE 's/.* = ([0-9]+) instructions under QEMU.*/\1/p' <<<"$output")"
+  npu_cycles="$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["cycles_npu"])' "$summary")"
+  printf '%-16s %10d %10d %10d %12d %22s\n' "$name" "$(stat -c %s "$pte")" "$planned" "$arena" "$instructions" \
+    "$npu_cycles"
+done
