@@ -30,6 +30,12 @@ logging.getLogger("torchao").setLevel(logging.ERROR)
 logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
 warnings.filterwarnings("ignore", category=FutureWarning)
 
+if __name__ == "__main__":
+    # Run as a script (Bazel's py_binary does), Python puts bench/ itself first on sys.path, where its
+    # modules (table, peer, ...) could hide top-level packages of the same name. Import them as bench.*.
+    _SCRIPT_DIR = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _SCRIPT_DIR]
+
 import torch  # noqa: E402
 
 from arm.model_spec import ModelSpec, load_model_spec  # noqa: E402
