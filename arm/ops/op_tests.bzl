@@ -1,4 +1,4 @@
-"""arm_op_tests: one py_test per (op, target), named `<op>_<target>` and tagged by target."""
+"""arm_op_tests: one py_test per target running every op's test cases, tagged by target."""
 
 # Target name -> the tags that select it (`bazel test --test_tag_filters=u55 //...`).
 OP_TEST_TARGETS = {
@@ -8,21 +8,31 @@ OP_TEST_TARGETS = {
     "u85_INT": ["u85"],
 }
 
-def arm_op_tests(op, targets = OP_TEST_TARGETS.keys(), **kwargs):
-    """Runs the TEST_CASES of `arm/ops/<op>.py` on each target, through the reference model and Vela.
+def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwargs):
+    """Runs the TEST_CASES of `arm/ops/<op>.py` for each op on each target.
+
+    One test per target (`//arm/ops:u55_INT`), its cases spread over `shard_count` shards: a test
+    process pays ~15 s to import torch and executorch, so one per op and target would spend more time
+    importing than testing. Case ids are `<op>_<case>_<target>`; `--test_filter=conv2d` picks cases.
 
     Args:
-      op: op file name without `.py` (e.g. "conv2d").
+      ops: op file names without `.py` (e.g. "conv2d").
       targets: subset of OP_TEST_TARGETS' keys.
-      **kwargs: passed to every py_test (size, shard_count, ...).
+      shard_count: processes per target.
+      **kwargs: passed to every py_test.
     """
+    kwargs.setdefault("size", "large")
     for target in targets:
+        args = ["--target", target]
+        for op in ops:
+            args += ["--op", op]
         native.py_test(
-            name = "{}_{}".format(op, target),
+            name = target,
             srcs = ["testing/op_test_main.py"],
             main = "testing/op_test_main.py",
-            args = ["--op", op, "--target", target],
+            args = args,
             python_version = "PY3",
+            shard_count = shard_count,
             tags = OP_TEST_TARGETS[target],
             deps = [":op_testing"],
             **kwargs

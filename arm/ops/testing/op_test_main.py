@@ -1,9 +1,10 @@
-"""Runs the test cases of one op on one target as pytest tests, e.g.
+"""Runs the test cases of some ops on one target as pytest tests, e.g.
 
-    python arm/ops/testing/op_test_main.py --op add --target u55_INT [pytest arguments]
+    python arm/ops/testing/op_test_main.py --target u55_INT --op add --op conv2d [pytest arguments]
 
 Each case becomes a test with id ``{op}_{case}_{target}`` (``add_tensor_u55_INT``); the exit status is
-pytest's, and collecting no test is a failure.
+pytest's, and collecting no test is a failure. Under Bazel the cases are split over the test's shards
+(TEST_TOTAL_SHARDS), and ``--test_filter=conv2d`` selects cases by id (pytest's -k).
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ class _OpCaseParametrization:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--op", required=True, help="op file name under arm/ops/, e.g. add")
+    parser.add_argument("--op", required=True, action="append", help="op file name under arm/ops/, e.g. add")
     parser.add_argument("--target", required=True, choices=list(OP_TEST_TARGETS))
     args, pytest_args = parser.parse_known_args(argv)
     try:
-        cases = op_cases(args.op, args.target)
+        cases = [case for op in args.op for case in op_cases(op, args.target)]
     except KeyError as error:
         parser.error(str(error.args[0]))
+    cases = _this_shard(cases)
+    if test_filter := os.environ.get("TESTBRIDGE_TEST_ONLY"):
+        pytest_args = ["-k", test_filter, *pytest_args]
 
     # torch and executorch deprecation warnings are about their internals, not about the op under test.
     quiet_warnings = ["-W", "ignore::DeprecationWarning", "-W", "ignore::FutureWarning"]
@@ -50,6 +54,15 @@ def main(argv: list[str]) -> int:
         pytest_args.append(f"--junitxml={xml}")
     status = pytest.main([__file__, *pytest_args], plugins=[_OpCaseParametrization(cases)])
     return int(status) or (0 if cases else int(pytest.ExitCode.NO_TESTS_COLLECTED))
+
+
+def _this_shard(cases: list[OpCase]) -> list[OpCase]:
+    """The cases of this Bazel test shard (every case when the test is not sharded)."""
+    total = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
+    index = int(os.environ.get("TEST_SHARD_INDEX", "0"))
+    if status_file := os.environ.get("TEST_SHARD_STATUS_FILE"):
+        open(status_file, "w").close()  # tells Bazel this test knows how to shard
+    return cases[index::total]
 
 
 if __name__ == "__main__":
