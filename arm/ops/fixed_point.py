@@ -1,9 +1,10 @@
 """int32 fixed-point building blocks for INT lowerings that need more than one rescale (softmax, norms).
 
 TOSA's INT profile has no division or square root. These helpers build them from operators every
-Ethos-U runs on int32 (ADD, SUB, MUL with a shift, CLZ, LOGICAL_LEFT_SHIFT, ARITHMETIC_RIGHT_SHIFT),
-the way integer softmax kernels do: normalize the operand with CLZ, refine an estimate of the
-reciprocal with Newton-Raphson, and undo the normalization with a per-element shift.
+Ethos-U runs on int32 (ADD, SUB, MUL with a shift, CLZ, LOGICAL_LEFT_SHIFT, ARITHMETIC_RIGHT_SHIFT,
+int8 TABLE), the way integer softmax kernels do: normalize the operand with CLZ, refine an estimate
+of the reciprocal (square root) with Newton-Raphson, and undo the normalization with a per-element
+shift.
 """
 
 from __future__ import annotations
@@ -14,13 +15,21 @@ from typing import Callable, Sequence
 import numpy as np
 import tosa_serializer as ts
 
+from arm.ops.table import INT8_VALUES, table
 from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.rescale import rescale
 
 _INT32 = np.dtype(np.int32)
 
 # Newton-Raphson on 1/x for x in [0.5, 1) converges from 48/17 - 32/17 * x (the best linear start,
 # error <= 1/17) to below int32 resolution in three steps: the error squares each step.
 _RECIPROCAL_STEPS = 3
+# Results of ``reciprocal_sqrt`` are Q27: 1/sqrt(x) for x in [1/8, 1) is below 2.83, and its square
+# (computed on the way) must fit int32 too.
+RSQRT_FRACTION_BITS = 27
+# A 256-entry table of 1/sqrt on the top bits starts Newton-Raphson within 0.8%; three steps reach
+# int32 resolution (the error squares each step).
+_RSQRT_STEPS = 3
 # Results of ``reciprocal`` are Q3.28: 1/x lies in (1, 2], and estimates may overshoot 2 slightly;
 # the headroom keeps every MUL operand inside TOSA's apply_scale_32 range.
 RECIPROCAL_FRACTION_BITS = 28
@@ -66,6 +75,30 @@ class Int32Emitter:
             attribute.ArithmeticRightShiftAttribute(True)
 
         return self._binary(ts.Op.ARITHMETIC_RIGHT_SHIFT, set_attribute, [value, amount], what)
+
+    def shift_right_rounding_by(self, value: TosaValue, amount: int, what: str) -> TosaValue:
+        return self.shift_right_rounding(value, self.constant(amount, f"{what}_amount"), what)
+
+    def lookup16(self, index: TosaValue, values: np.ndarray, what: str) -> TosaValue:
+        """``values[index + 128]`` as int32 for an int8 ``index`` and 256 values in [0, 65535].
+
+        Two int8 TABLEs give the high and low byte (U55/U65 have no int16 TABLE); the bytes are
+        stored offset by -128 and the RESCALEs to int32 add it back.
+        """
+        values = np.asarray(values, dtype=np.int64)
+        if values.shape != (256,) or values.min() < 0 or values.max() > 0xFFFF:
+            raise ValueError(f"{self.prefix}_{what}: a 16-bit lookup needs 256 values in [0, 65535]")
+        high = table(self.graph, index, ((values >> 8) - 128).astype(np.int8), name=f"{self.prefix}_{what}_high",
+                     qparams=None)  # fmt: skip
+        low = table(self.graph, index, ((values & 0xFF) - 128).astype(np.int8), name=f"{self.prefix}_{what}_low",
+                    qparams=None)  # fmt: skip
+        return self.add(self.widen(high, f"{what}_high_int32", scale=256.0, zero_point=-128),
+                        self.widen(low, f"{what}_low_int32", zero_point=-128), what)  # fmt: skip
+
+    def widen(self, value: TosaValue, what: str, *, scale: float = 1.0, zero_point: int = 0) -> TosaValue:
+        """RESCALE to int32: ``(value - zero_point) * scale``."""
+        return rescale(self.graph, value, name=f"{self.prefix}_{what}", scales=[scale], output_dtype=_INT32,
+                       input_zp=zero_point, output_zp=0)  # fmt: skip
 
     def leading_zeros(self, value: TosaValue, what: str) -> TosaValue:
         return self._op(ts.Op.CLZ, ts.TosaSerializerAttribute.ClzAttribute, [value], value.shape, what)
@@ -123,4 +156,51 @@ def reciprocal(emitter: Int32Emitter, mantissa: TosaValue) -> TosaValue:
         error = emitter.sub(one_value, product, f"nr_{step}_error")
         correction = emitter.mul(error, estimate, f"nr_{step}_correction", shift=RECIPROCAL_FRACTION_BITS)
         estimate = emitter.add(estimate, correction, f"nr_{step}")
+    return estimate
+
+
+@dataclasses.dataclass(frozen=True)
+class EvenNormalized:
+    """A positive int32 ``value`` (below 2**29) as ``mantissa * 2**-(2 * half_shift - 2)``.
+
+    The shift is even so its square root is a whole power of two; the mantissa lies in [2**28, 2**31).
+    """
+
+    mantissa: TosaValue
+    half_shift: TosaValue
+
+
+def normalize_even(emitter: Int32Emitter, value: TosaValue) -> EvenNormalized:
+    """Like ``normalize``, but shifting by an even amount: 2 * ceil(s / 2) - 2 for the odd-or-even s
+    that ``normalize`` would use (s >= 2 because value < 2**29)."""
+    leading_zeros = emitter.leading_zeros(value, "clz")
+    shift = emitter.sub(leading_zeros, emitter.constant(1, "sign_bit"), "normalize_shift")
+    half_shift = emitter.shift_right_rounding_by(shift, 1, "half_shift")  # ceil(shift / 2)
+    doubled = emitter.add(half_shift, half_shift, "doubled_half_shift")
+    even_shift = emitter.sub(doubled, emitter.constant(2, "two"), "even_shift")
+    return EvenNormalized(emitter.shift_left(value, even_shift, "even_normalized"), half_shift)
+
+
+def reciprocal_sqrt(emitter: Int32Emitter, mantissa: TosaValue) -> TosaValue:
+    """``2**27 / sqrt(x)`` (Q27) for ``x = mantissa / 2**31`` in [1/8, 1): a TABLE on the top eight
+    bits starts Newton-Raphson, ``y = y * (3 - x * y**2) / 2``."""
+    graph = emitter.graph
+    one = 1 << RSQRT_FRACTION_BITS
+    # mantissa / 2**23 is in [32, 256]: offset by -128 it indexes an int8 table (256 saturates to 255).
+    index = rescale(
+        graph, mantissa, name=f"{emitter.prefix}_rsqrt_index", scales=[2.0**-23], output_dtype=np.dtype(np.int8),
+        input_zp=0, output_zp=-128,
+    )  # fmt: skip
+    # Table entries are 64 / sqrt(top / 256) - 128, in [-64, 53]; indices below 32 never occur.
+    top = np.maximum(INT8_VALUES + 128, 32).astype(np.float64)
+    entries = (np.round(64.0 / np.sqrt(top / 256.0)) - 128).astype(np.int8)
+    start = table(graph, index, entries, name=f"{emitter.prefix}_rsqrt_start", qparams=None)
+    estimate = emitter.widen(start, "rsqrt_0", scale=2.0 ** (RSQRT_FRACTION_BITS - 6), zero_point=-128)
+    three = emitter.constant(3 * one, "rsqrt_three")
+    for step in range(1, _RSQRT_STEPS + 1):
+        square = emitter.mul(estimate, estimate, f"rsqrt_{step}_square", shift=RSQRT_FRACTION_BITS)
+        product = emitter.mul(square, mantissa, f"rsqrt_{step}_xyy", shift=31)
+        factor = emitter.sub(three, product, f"rsqrt_{step}_factor")  # (3 - x y^2), Q27
+        # y * (3 - x y^2) / 2: the extra shift bit is the halving.
+        estimate = emitter.mul(estimate, factor, f"rsqrt_{step}", shift=RSQRT_FRACTION_BITS + 1)
     return estimate

@@ -6,8 +6,8 @@ INT: the output grid is fixed (1/256, zero point -128; see QuantizationConfig.pr
 the whole computation stays on int32 operators every Ethos-U runs:
 
 1. ``d = x - max(x)`` in raw input steps lies in [-255, 0]; ``d + 127`` is an exact int8 index.
-2. Two int8 TABLEs give the high and low byte of ``E = round(65535 * exp(scale * d))``, combined to a
-   16-bit int32 (U55/U65 have no int16 TABLE, and 8 bits of exp alone lose a step of the output).
+2. Two int8 TABLEs give the high and low byte of ``E = round(65535 * exp(scale * d))`` (U55/U65 have
+   no int16 TABLE, and 8 bits of exp alone lose a step of the output).
 3. ``S = REDUCE_SUM(E)``; its reciprocal comes from CLZ normalization and Newton-Raphson
    (arm.ops.fixed_point), and ``2**16 * E / S`` from a MUL and a per-row rounding right shift.
 4. One RESCALE puts that onto the output grid.
@@ -18,18 +18,22 @@ of up to 2**15 elements (S < 2**31).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
 import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+from arm.ops.axis_reduction import reduce
+from arm.ops.elementwise import emit
 from arm.ops.fixed_point import RECIPROCAL_FRACTION_BITS, Int32Emitter, normalize, reciprocal
 from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.axis_reduction import reduce
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.table import INT8_VALUES, table
+from arm.ops.table import INT8_VALUES
+from arm.ops.unary import emit_unary, fp_mul
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -39,7 +43,7 @@ from arm.tosa.rescale import rescale
 from arm.tosa.specification import TosaSpecification
 
 # E's full scale: 16 bits split into two int8 table bytes.
-_EXP_FULL_SCALE = (1 << 16) - 1
+EXP_FULL_SCALE = (1 << 16) - 1
 # Largest reduction whose sum of E fits int32.
 MAX_REDUCED_ELEMENTS = 1 << 15
 # Fraction bits of the quotient E / S before the final RESCALE; 16 serves int8 and int16 outputs.
@@ -81,62 +85,71 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node))
 
 
+@dataclasses.dataclass(frozen=True)
+class FloatExponentials:
+    """``shifted = x - max(x)``, ``exp = EXP(shifted)`` and ``total``, its sum along the axis (FP)."""
+
+    shifted: TosaValue
+    exp: TosaValue
+    total: TosaValue
+
+
+def float_exponentials(ctx: LoweringContext, x: TosaValue, axis: int, *, name: str) -> FloatExponentials:
+    maximum = reduce(ctx.graph, ts.Op.REDUCE_MAX, x, axis, name=f"{name}_max")
+    shifted = emit(ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute, [x, maximum],
+                   name=f"{name}_shifted", shape=x.shape, dtype=x.dtype)  # fmt: skip
+    exp = emit_unary(ctx, ts.Op.EXP, ts.TosaSerializerAttribute.ExpAttribute, shifted, name=f"{name}_exp")
+    return FloatExponentials(shifted, exp, reduce(ctx.graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{name}_sum"))
+
+
 def _lower_float(name: str, ctx: LoweringContext, x: TosaValue, axis: int) -> TosaValue:
-    graph = ctx.graph
-    maximum = reduce(graph, ts.Op.REDUCE_MAX, x, axis, name=f"{name}_max")
-    shifted = _float_op(ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute, [x, maximum], f"{name}_shifted")
-    exp = _float_op(ctx, ts.Op.EXP, ts.TosaSerializerAttribute.ExpAttribute, [shifted], f"{name}_exp")
-    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{name}_sum")
-    inverse = _float_op(
-        ctx, ts.Op.RECIPROCAL, ts.TosaSerializerAttribute.ReciprocalAttribute, [total], f"{name}_reciprocal"
-    )
-    shift = graph.add_scalar_const(f"{name}_shift", 0, np.int8)
-    return _float_op(ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [exp, inverse, shift], name)
+    exponentials = float_exponentials(ctx, x, axis, name=name)
+    inverse = emit_unary(ctx, ts.Op.RECIPROCAL, ts.TosaSerializerAttribute.ReciprocalAttribute, exponentials.total,
+                         name=f"{name}_reciprocal")  # fmt: skip
+    return fp_mul(ctx, exponentials.exp, inverse, name=name)
 
 
-def _float_op(ctx: LoweringContext, op: ts.Op, set_attribute, inputs: list[TosaValue], name: str) -> TosaValue:
-    shape = tuple(max(dims) for dims in zip(*(value.shape for value in inputs[:2])))
-    output = ctx.graph.add_tensor(name, shape, np.float32)
-    attribute = ts.TosaSerializerAttribute()
-    set_attribute(attribute)
-    ctx.graph.add_op(op, inputs, [output], attribute)
-    return output
+@dataclasses.dataclass(frozen=True)
+class ShiftedExponentials:
+    """The int32 pieces softmax and log_softmax share, along the reduced axis.
+
+    ``steps_below_max``: ``x - max(x)`` in raw input steps, in [-255, 0].
+    ``exp``: ``E = round(65535 * exp(scale * steps_below_max))``.
+    ``total``: ``S``, the sum of E, in [65535, 65535 * N].
+    """
+
+    steps_below_max: TosaValue
+    exp: TosaValue
+    total: TosaValue
+
+
+def shifted_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedExponentials:
+    graph = ints.graph
+    maximum = reduce(graph, ts.Op.REDUCE_MAX, x, axis, name=f"{ints.prefix}_max")
+    # Zero points cancel in x - max: both sides are read raw.
+    steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
+    index = rescale(
+        graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
+        input_zp=0, output_zp=127,
+    )  # fmt: skip
+    real = np.exp(x.qparams.scale * (INT8_VALUES - 127).astype(np.float64))
+    exp = ints.lookup16(index, np.round(EXP_FULL_SCALE * real), "exp")
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
+    return ShiftedExponentials(steps_below_max, exp, total)
 
 
 def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams) -> TosaValue:
-    graph = ctx.graph
-    int32 = np.dtype(np.int32)
-    ints = Int32Emitter(graph, name, x.rank)
-
-    def widen(value: TosaValue, what: str, *, scale: float = 1.0, zero_point: int = 0) -> TosaValue:
-        return rescale(
-            graph, value, name=f"{name}_{what}", scales=[scale], output_dtype=int32, input_zp=zero_point, output_zp=0
-        )
-
-    maximum = reduce(graph, ts.Op.REDUCE_MAX, x, axis, name=f"{name}_max")
-    # Zero points cancel in x - max: both sides are read raw.
-    steps_below_max = ints.sub(widen(x, "x_int32"), widen(maximum, "max_int32"), "steps_below_max")
-    index = rescale(
-        graph, steps_below_max, name=f"{name}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
-        input_zp=0, output_zp=127,
-    )  # fmt: skip
-    high_bytes, low_bytes = _exp_tables(x.qparams.scale)
-    # Table bytes are stored offset by -128 (int8); the RESCALEs add it back.
-    high = widen(table(graph, index, high_bytes, name=f"{name}_exp_high", qparams=None), "exp_high_int32",
-                 scale=256.0, zero_point=-128)  # fmt: skip
-    low = widen(table(graph, index, low_bytes, name=f"{name}_exp_low", qparams=None), "exp_low_int32",
-                zero_point=-128)  # fmt: skip
-    exp = ints.add(high, low, "exp")
-    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{name}_sum")
-    normalized = normalize(ints, total)
+    ints = Int32Emitter(ctx.graph, name, x.rank)
+    exponentials = shifted_exponentials(ints, x, axis)
+    normalized = normalize(ints, exponentials.total)
     inverse = reciprocal(ints, normalized.mantissa)
     # E / S = E * inverse * 2**(shift - 31 - 28); the MUL takes _PRODUCT_SHIFT, the rest is per row.
-    product = ints.mul(exp, inverse, "product", shift=_PRODUCT_SHIFT)
+    product = ints.mul(exponentials.exp, inverse, "product", shift=_PRODUCT_SHIFT)
     fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - _PRODUCT_SHIFT - _QUOTIENT_FRACTION_BITS
     row_shift = ints.sub(ints.constant(fixed_shift, "row_shift_base"), normalized.shift, "row_shift")
     quotient = ints.shift_right_rounding(product, row_shift, "quotient")
     return rescale(
-        graph,
+        ctx.graph,
         quotient,
         name=name,
         scales=[2.0**-_QUOTIENT_FRACTION_BITS / output.scale],
@@ -145,12 +158,6 @@ def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output:
         output_zp=output.zero_point,
         output_qparams=output,
     )
-
-
-def _exp_tables(input_scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """High and low bytes (offset to int8) of E for the table index ``d + 127``, d in [-255, 0]."""
-    exp = np.round(_EXP_FULL_SCALE * np.exp(input_scale * (INT8_VALUES - 127).astype(np.float64))).astype(np.int64)
-    return ((exp >> 8) - 128).astype(np.int8), ((exp & 0xFF) - 128).astype(np.int8)
 
 
 def softmax_last(x: torch.Tensor) -> torch.Tensor:
