@@ -129,7 +129,8 @@ Status Method::set_input(size_t index, Span<const uint8_t> bytes) {
     return Status::failure(Error::kInvalidState, "input %lu has no planned memory: give it memory with bind_input",
                            as_ulong(index));
   }
-  std::memcpy(tensor->data, bytes.data(), bytes.size());
+  // An empty tensor's bytes may be a null span, which memcpy must not be given.
+  if (!bytes.empty()) std::memcpy(tensor->data, bytes.data(), bytes.size());
   return Status();
 }
 

@@ -65,6 +65,42 @@ Status check_constant_tables(const fb::Program& program) {
   return Status();
 }
 
+// flatbuffers' verifier checks a vector's length word for 4-byte alignment, not its elements: in a corrupt
+// file a vector of 8-byte elements can sit 4 bytes off. Reading one is undefined behaviour, and on
+// Cortex-M a fault (LDRD); kernels read int and double lists in place.
+template <typename T>
+Status check_elements_aligned(const flatbuffers::Vector<T>* vector, const char* what, size_t index) {
+  if (vector == nullptr || reinterpret_cast<uintptr_t>(vector->data()) % sizeof(T) == 0) return Status();
+  return Status::failure(Error::kInvalidProgram, "%s %lu: its %lu-byte elements are not %lu-byte aligned (corrupt .pte)",
+                         what, as_ulong(index), as_ulong(sizeof(T)), as_ulong(sizeof(T)));
+}
+
+Status check_wide_vectors_aligned(const fb::Program& program) {
+  const auto* plans = program.execution_plan();
+  for (size_t p = 0; p < plans->size(); ++p) {
+    const fb::ExecutionPlan* plan = plans->Get(p);
+    PTE_RETURN_IF_ERROR(check_elements_aligned(plan->non_const_buffer_sizes(), "planned buffer sizes of method", p));
+    const auto* values = plan->values();
+    for (size_t i = 0; values != nullptr && i < values->size(); ++i) {
+      const fb::EValue* value = values->Get(i);
+      if (const fb::IntList* list = value->val_as_IntList()) {
+        PTE_RETURN_IF_ERROR(check_elements_aligned(list->items(), "int list value", i));
+      }
+      if (const fb::DoubleList* list = value->val_as_DoubleList()) {
+        PTE_RETURN_IF_ERROR(check_elements_aligned(list->items(), "double list value", i));
+      }
+    }
+  }
+  if (program.constant_segment() != nullptr) {
+    PTE_RETURN_IF_ERROR(check_elements_aligned(program.constant_segment()->offsets(), "constant segment offsets", 0));
+  }
+  const auto* mutable_segments = program.mutable_data_segments();
+  for (size_t i = 0; mutable_segments != nullptr && i < mutable_segments->size(); ++i) {
+    PTE_RETURN_IF_ERROR(check_elements_aligned(mutable_segments->Get(i)->offsets(), "mutable data segment", i));
+  }
+  return Status();
+}
+
 // Sizes come as int64 from the file; a negative one or one beyond this target's address space is corrupt.
 Status check_planned_buffer_sizes(const fb::Program& program) {
   for (const fb::ExecutionPlan* plan : *program.execution_plan()) {
@@ -107,6 +143,7 @@ Result<Program> Program::load(Span<const uint8_t> data) {
   if (program->execution_plan() == nullptr || program->execution_plan()->size() == 0) {
     return Status::failure(Error::kInvalidProgram, "the program has no methods");
   }
+  PTE_RETURN_IF_ERROR(check_wide_vectors_aligned(*program));
   PTE_RETURN_IF_ERROR(check_segments(*program, header, data.size()));
   PTE_RETURN_IF_ERROR(check_constant_tables(*program));
   PTE_RETURN_IF_ERROR(check_planned_buffer_sizes(*program));

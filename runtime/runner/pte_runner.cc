@@ -1,11 +1,13 @@
 // pte_runner: loads a .pte, feeds it inputs from .npy (or raw) files, runs its method once and writes
 // each output as output<i>.npy. Prints how much of the runtime arena and planned memory the method
-// used: the numbers to size a device build's arenas with.
+// used: the numbers to size a device build's arenas with. With --expected-output (one per output, in order)
+// it also checks the outputs bit for bit against those .npy files.
 //
 //   pte_runner --model m.pte --input x.npy [--input y.raw ...] [--output-dir DIR] [--method forward]
-//              [--runtime-arena-bytes N] [--planned-buffer-bytes N]
+//              [--runtime-arena-bytes N] [--planned-buffer-bytes N] [--expected-output e.npy ...]
 //
-// Exit status: 0 on success, 1 when the runtime reports an error (printed with its code), 2 on usage errors.
+// Exit status: 0 on success, 1 when the runtime reports an error (printed with its code), 2 on usage errors,
+// 3 when an output differs from its expected file.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +20,7 @@
 #include "runtime/delegate/backend_registry.h"
 #include "runtime/delegate/ethosu/ethosu_backend.h"
 #include "runtime/kernels/reference_kernels.h"
+#include "runtime/runner/expected_output.h"
 #include "runtime/runner/host_files.h"
 #include "runtime/runner/npy.h"
 
@@ -28,6 +31,7 @@ struct Options {
   std::string model;
   std::string method = "forward";
   std::vector<std::string> inputs;
+  std::vector<std::string> expected_outputs;
   std::string output_dir = ".";
   size_t runtime_arena_bytes = 1 << 20;
   // When set, every planned buffer gets this many bytes instead of what the method asks for.
@@ -36,7 +40,7 @@ struct Options {
 
 constexpr const char* kUsage =
     "usage: pte_runner --model FILE.pte [--input FILE.npy|FILE.raw]... [--output-dir DIR] [--method NAME]\n"
-    "                  [--runtime-arena-bytes N] [--planned-buffer-bytes N]\n";
+    "                  [--runtime-arena-bytes N] [--planned-buffer-bytes N] [--expected-output FILE.npy]...\n";
 
 bool parse_options(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
@@ -49,6 +53,8 @@ bool parse_options(int argc, char** argv, Options* options) {
       options->method = value;
     } else if (flag == "--input") {
       options->inputs.push_back(value);
+    } else if (flag == "--expected-output") {
+      options->expected_outputs.push_back(value);
     } else if (flag == "--output-dir") {
       options->output_dir = value;
     } else if (flag == "--runtime-arena-bytes") {
@@ -81,7 +87,21 @@ Result<std::vector<uint8_t>> input_bytes(const std::string& path, const Tensor& 
   return std::move(array.data);
 }
 
-Status run(const Options& options) {
+// Prints whether output `index` equals its expected file; false when it does not.
+Result<bool> matches_expected(const Tensor& output, const std::string& path, size_t index) {
+  PTE_ASSIGN_OR_RETURN(const std::vector<uint8_t> expected, read_file(path));
+  PTE_ASSIGN_OR_RETURN(const OutputComparison comparison,
+                       compare_with_npy(output, Span<const uint8_t>(expected.data(), expected.size())));
+  if (comparison.same) {
+    std::printf("output %lu matches %s bit for bit\n", as_ulong(index), path.c_str());
+  } else {
+    std::fprintf(stderr, "output %lu differs from %s: %s\n", as_ulong(index), path.c_str(), comparison.difference);
+  }
+  return comparison.same;
+}
+
+// `outputs_match` says whether every output equals its --expected-output file (true when none is given).
+Status run(const Options& options, bool* outputs_match) {
   PTE_ASSIGN_OR_RETURN(const std::vector<uint8_t> file, read_file(options.model));
   AlignedBuffer pte(Span<const uint8_t>(file.data(), file.size()));
   PTE_ASSIGN_OR_RETURN(const Program program, Program::load(pte.span()));
@@ -123,6 +143,10 @@ Status run(const Options& options) {
     PTE_RETURN_IF_ERROR(method.set_input(i, Span<const uint8_t>(bytes.data(), bytes.size())));
   }
   PTE_RETURN_IF_ERROR(method.execute());
+  if (!options.expected_outputs.empty() && options.expected_outputs.size() != method.output_count()) {
+    return Status::failure(Error::kInvalidArgument, "method '%s' has %lu outputs, %lu expected outputs given",
+                           method.name(), as_ulong(method.output_count()), as_ulong(options.expected_outputs.size()));
+  }
 
   for (size_t i = 0; i < method.output_count(); ++i) {
     PTE_ASSIGN_OR_RETURN(const Tensor* tensor, method.output_tensor(i));
@@ -133,6 +157,10 @@ Status run(const Options& options) {
     PTE_RETURN_IF_ERROR(write_file(path, Span<const uint8_t>(npy_file.data(), npy_file.size())));
     std::printf("output %lu: %s %s -> %s\n", as_ulong(i), scalar_type_name(tensor->scalar_type),
                 ShapeText(*tensor).c_str(), path.c_str());
+    if (!options.expected_outputs.empty()) {
+      PTE_ASSIGN_OR_RETURN(const bool same, matches_expected(*tensor, options.expected_outputs[i], i));
+      *outputs_match = *outputs_match && same;
+    }
   }
   return Status();
 }
@@ -146,10 +174,11 @@ int main(int argc, char** argv) {
     std::fputs(pte::kUsage, stderr);
     return 2;
   }
-  const pte::Status status = pte::run(options);
+  bool outputs_match = true;
+  const pte::Status status = pte::run(options, &outputs_match);
   if (!status.ok()) {
     std::fprintf(stderr, "error: %s: %s\n", pte::error_name(status.code()), status.message());
     return 1;
   }
-  return 0;
+  return outputs_match ? 0 : 3;
 }
