@@ -40,6 +40,7 @@ class SideReport:
     partitions: int | None = None
     delegated_percent: float | None = None
     cpu_ops: dict[str, int] = dataclasses.field(default_factory=dict)
+    cpu_reasons: tuple[str, ...] = ()
     vela: VelaNumbers | None = None
     tosa_ops: dict[str, int] = dataclasses.field(default_factory=dict)
     agreement: Agreements | None = None
@@ -74,6 +75,7 @@ def _fill(report: SideReport, compiled: CompiledProgram, spec: ModelSpec, sample
     report.pte_bytes = len(compiled.pte)
     report.partitions = sum(program.partitions.values())
     report.cpu_ops = dict(program.cpu_ops)
+    report.cpu_reasons = compiled.cpu_reasons
     report.delegated_percent = _delegated_percent(compiled.quantized_module, sum(program.cpu_ops.values()))
     report.vela = vela_numbers(compiled.vela_summaries)
     tosa_ops: collections.Counter[str] = collections.Counter()

@@ -25,6 +25,7 @@ class CompiledProgram:
         tosa_flatbuffers: the TOSA graph of each delegated partition, in partition order.
         vela_summaries: Vela's summary CSV of each partition (same order).
         quantized_module: the converted pt2e module, the torch-side reference of the integer delegate.
+        cpu_reasons: why the flow left each non-q/dq node on the CPU, where the flow says so.
     """
 
     pte: bytes
@@ -32,6 +33,7 @@ class CompiledProgram:
     tosa_flatbuffers: list[bytes]
     vela_summaries: list[str]
     quantized_module: torch.fx.GraphModule
+    cpu_reasons: tuple[str, ...] = ()
 
     @property
     def seconds(self) -> float:

@@ -10,6 +10,7 @@ from bench.analysis import SideReport
 from bench.compiled import STAGES
 
 MISSING = "-"
+MAX_REASONS = 8  # per side and block: enough to name each kind of CPU op without flooding the table
 
 
 @dataclasses.dataclass
@@ -78,6 +79,9 @@ def render_block(comparison: Comparison) -> str:
             lines.append(f"{report.side} FAILED: {report.error}")
             continue
         lines.append(f"{report.side} CPU ops: {_ops(report.cpu_ops)}")
+        lines.extend(f"  {reason}" for reason in report.cpu_reasons[:MAX_REASONS])
+        if len(report.cpu_reasons) > MAX_REASONS:
+            lines.append(f"  ... and {len(report.cpu_reasons) - MAX_REASONS} more")
         lines.append(f"{report.side} TOSA ops: {_ops(report.tosa_ops)}")
         if report.agreement is None:
             lines.append(f"{report.side} agreement: {report.agreement_note}")
