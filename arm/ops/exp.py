@@ -1,0 +1,38 @@
+"""aten.exp.default -> TOSA EXP (FP) or TABLE (INT)."""
+
+from __future__ import annotations
+
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.unary import annotate_unary, emit_unary, lower_table, unary_support
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if ctx.spec.is_int:
+        return lower_table(node, ctx, torch.exp)
+    value = ctx.value(node.args[0])
+    return emit_unary(ctx, ts.Op.EXP, ts.TosaSerializerAttribute.ExpAttribute, value, name=node.name)
+
+
+# exp magnifies input rounding by its own value; inputs within +-2 keep it within the harness bound.
+TEST_CASES = {
+    "rank4": OpTestCase(FunctionModule(torch.exp), tuple(0.5 * x for x in random_inputs(0, (1, 8, 16, 16)))),
+    "rank2": OpTestCase(FunctionModule(torch.exp), tuple(0.5 * x for x in random_inputs(1, (4, 100)))),
+}
+
+OP = ArmOp(
+    name="exp",
+    edge_targets=(exir_ops.edge.aten.exp.default,),
+    aten_targets=(torch.ops.aten.exp.default,),
+    support=unary_support,
+    annotate=annotate_unary,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
