@@ -127,7 +127,9 @@ class _ConvRelu6(torch.nn.Module):
 
 TEST_CASES = {
     # Normal inputs times 3 reach both bounds.
-    "relu6": OpTestCase(FunctionModule(torch.nn.functional.relu6), tuple(3 * x for x in random_inputs(0, (1, 8, 16, 16)))),
+    "relu6": OpTestCase(
+        FunctionModule(torch.nn.functional.relu6), tuple(3 * x for x in random_inputs(0, (1, 8, 16, 16)))
+    ),
     "hardtanh": OpTestCase(FunctionModule(hardtanh), random_inputs(1, (4, 100))),
     "min_only": OpTestCase(FunctionModule(clamp_min), random_inputs(2, (2, 5, 32))),
     "max_only": OpTestCase(FunctionModule(clamp_max), random_inputs(3, (2, 5, 32))),

@@ -79,7 +79,9 @@ _BY_TARGET = {target: kind for targets, kind in _TARGETS.items() for target in t
 def support(node: Node, spec: TosaSpecification) -> str | None:
     if spec.has("u55"):
         return f"{describe(node)}: Ethos-U55/U65 have no comparison operators; it runs on the CPU"
-    return first_reason(*(_input_reason(node, tensor, spec) for tensor in tensor_args(node)), rank_reason(node, shape_of(node)))
+    return first_reason(
+        *(_input_reason(node, tensor, spec) for tensor in tensor_args(node)), rank_reason(node, shape_of(node))
+    )
 
 
 def _input_reason(node: Node, tensor: Node, spec: TosaSpecification) -> str | None:
@@ -217,7 +219,9 @@ def away_from(threshold: float, seed: int, *shapes: tuple[int, ...]) -> tuple[to
     return tuple(x + torch.where(x >= threshold, 0.1, -0.1) for x in random_inputs(seed, *shapes))
 
 
-def _case(condition: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], inputs: tuple[torch.Tensor, ...]) -> OpTestCase:
+def _case(
+    condition: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], inputs: tuple[torch.Tensor, ...]
+) -> OpTestCase:
     return OpTestCase(FunctionModule(_where(condition)), inputs, cpu_targets=("u55_INT",))
 
 

@@ -123,7 +123,9 @@ def positive_divisors(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor
 
 
 TEST_CASES = {
-    "tensor": OpTestCase(FunctionModule(divide), random_inputs(0, (1, 8, 16, 16)) + positive_divisors(1, (1, 8, 16, 16))),
+    "tensor": OpTestCase(
+        FunctionModule(divide), random_inputs(0, (1, 8, 16, 16)) + positive_divisors(1, (1, 8, 16, 16))
+    ),
     "broadcast": OpTestCase(FunctionModule(divide), random_inputs(2, (2, 6, 32)) + positive_divisors(3, (2, 6, 1))),
     "scalar": OpTestCase(FunctionModule(divide_by_three), random_inputs(4, (1, 4, 8, 8))),
     "negative_scalar": OpTestCase(FunctionModule(divide_by_minus_half), random_inputs(5, (4, 50))),

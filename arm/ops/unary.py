@@ -70,7 +70,9 @@ def lower_table(node: Node, ctx: LoweringContext, function: Callable[[torch.Tens
     return table(ctx.graph, value, entries, name=node.name, qparams=output)
 
 
-def emit_unary(ctx: LoweringContext, op: ts.Op, set_attribute: AttributeSetter, value: TosaValue, *, name: str) -> TosaValue:
+def emit_unary(
+    ctx: LoweringContext, op: ts.Op, set_attribute: AttributeSetter, value: TosaValue, *, name: str
+) -> TosaValue:
     """A float operator of one input, e.g. SIGMOID or EXP, with the input's shape and dtype."""
     return emit(ctx, op, set_attribute, [value], name=name, shape=value.shape, dtype=value.dtype)
 

@@ -1,0 +1,42 @@
+"""aten.rsqrt.default -> TOSA RSQRT (FP) or TABLE (INT)."""
+
+from __future__ import annotations
+
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.unary import annotate_unary, emit_unary, lower_table, unary_support
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if ctx.spec.is_int:
+        return lower_table(node, ctx, torch.rsqrt)
+    value = ctx.value(node.args[0])
+    return emit_unary(ctx, ts.Op.RSQRT, ts.TosaSerializerAttribute.RsqrtAttribute, value, name=node.name)
+
+
+def positive_inputs(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    """Inputs in [0.5, 4]: rsqrt is finite and its slope stays below 1.5."""
+    return tuple(0.5 + x.abs() for x in random_inputs(seed, *shapes))
+
+
+TEST_CASES = {
+    "rank4": OpTestCase(FunctionModule(torch.rsqrt), positive_inputs(0, (1, 8, 16, 16))),
+    "rank3": OpTestCase(FunctionModule(torch.rsqrt), positive_inputs(1, (2, 10, 32))),
+}
+
+OP = ArmOp(
+    name="rsqrt",
+    edge_targets=(exir_ops.edge.aten.rsqrt.default,),
+    aten_targets=(torch.ops.aten.rsqrt.default,),
+    support=unary_support,
+    annotate=annotate_unary,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
