@@ -76,22 +76,14 @@ FeatureMap FeatureMap::from_registers(const RegisterFile& registers, FeatureMapS
   return map;
 }
 
-int64_t FeatureMap::channel_offset(int c) const {
-  if (precision_.format == DataFormat::kNhcwb16) {
-    return (c / kBrickDepth) * stride_c_ + (c % kBrickDepth) * precision_.bytes();
-  }
-  // The U55 ignores the channel stride for NHWC: channels are contiguous.
-  return static_cast<int64_t>(c) * precision_.bytes();
-}
-
-int64_t FeatureMap::offset(int y, int x, int c) const {
+int64_t FeatureMap::pixel_offset(int y, int x) const {
   const bool left = x < width0_;
   const int tile_x = left ? x : x - width0_;
   const int split_y = left ? height0_ : height1_;
   const bool top = y < split_y;
   const int tile_y = top ? y : y - split_y;
   const int tile = (top ? 0 : 2) + (left ? 0 : 1);
-  return static_cast<int64_t>(base_[tile]) + tile_y * stride_y_ + tile_x * stride_x_ + channel_offset(c);
+  return static_cast<int64_t>(base_[tile]) + tile_y * stride_y_ + tile_x * stride_x_;
 }
 
 Status FeatureMap::bind(const NpuMemory& memory) {
@@ -126,7 +118,7 @@ Status FeatureMap::bind(const NpuMemory& memory) {
       if (ys[1] < ys[0]) continue;
       for (int y : ys) {
         for (int x : xs) {
-          const int64_t corner = offset(y, x, 0) - channel_offset(0);
+          const int64_t corner = pixel_offset(y, x);
           low = std::min(low, corner + channel_min);
           high = std::max(high, corner + channel_max + precision_.bytes());
         }
@@ -143,29 +135,6 @@ Status FeatureMap::bind(const NpuMemory& memory) {
                                                            static_cast<uint64_t>(high - low), what));
   region_data_ = first - low;
   return Status();
-}
-
-int64_t FeatureMap::read(int y, int x, int c) const {
-  const uint8_t* p = region_data_ + offset(y, x, c);
-  switch (precision_.bits) {
-    case 8:
-      return precision_.is_signed ? static_cast<int64_t>(static_cast<int8_t>(p[0])) : p[0];
-    case 16: {
-      const uint16_t bits = static_cast<uint16_t>(p[0] | p[1] << 8);
-      return precision_.is_signed ? static_cast<int64_t>(static_cast<int16_t>(bits)) : bits;
-    }
-    default: {
-      const uint32_t bits = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-                            static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-      return precision_.is_signed ? static_cast<int64_t>(static_cast<int32_t>(bits)) : bits;
-    }
-  }
-}
-
-void FeatureMap::write(int y, int x, int c, int64_t value) const {
-  uint8_t* p = region_data_ + offset(y, x, c);
-  const uint64_t bits = static_cast<uint64_t>(value);
-  for (int byte = 0; byte < precision_.bytes(); ++byte) p[byte] = static_cast<uint8_t>(bits >> (8 * byte));
 }
 
 }  // namespace npu_model

@@ -41,13 +41,41 @@ class FeatureMap {
   uint32_t region() const { return region_; }
   uint64_t base() const { return base_[0]; }
 
-  int64_t read(int y, int x, int c) const;
-  void write(int y, int x, int c, int64_t value) const;
+  // Element access by coordinates, and by pointer for loops that walk a pixel's channels:
+  // pixel(y, x) + channel_offset(c) addresses element (y, x, c).
+  int64_t read(int y, int x, int c) const { return load(pixel(y, x) + channel_offset(c)); }
+  void write(int y, int x, int c, int64_t value) const { store(pixel(y, x) + channel_offset(c), value); }
+  uint8_t* pixel(int y, int x) const { return region_data_ + pixel_offset(y, x); }
+  int64_t channel_offset(int c) const {
+    // The U55 ignores the channel stride for NHWC: channels are contiguous.
+    return precision_.format == DataFormat::kNhcwb16 ? (c >> 4) * stride_c_ + (c & 15) * precision_.bytes()
+                                                     : static_cast<int64_t>(c) * precision_.bytes();
+  }
+  int64_t load(const uint8_t* element) const {
+    switch (precision_.bits) {
+      case 8:
+        return precision_.is_signed ? static_cast<int64_t>(static_cast<int8_t>(element[0])) : element[0];
+      case 16: {
+        const uint16_t bits = static_cast<uint16_t>(element[0] | element[1] << 8);
+        return precision_.is_signed ? static_cast<int64_t>(static_cast<int16_t>(bits)) : bits;
+      }
+      default: {
+        const uint32_t bits = static_cast<uint32_t>(element[0]) | static_cast<uint32_t>(element[1]) << 8 |
+                              static_cast<uint32_t>(element[2]) << 16 | static_cast<uint32_t>(element[3]) << 24;
+        return precision_.is_signed ? static_cast<int64_t>(static_cast<int32_t>(bits)) : bits;
+      }
+    }
+  }
+  // Little endian, truncated to the element size (callers saturate first).
+  void store(uint8_t* element, int64_t value) const {
+    const uint64_t bits = static_cast<uint64_t>(value);
+    element[0] = static_cast<uint8_t>(bits);
+    for (int byte = 1; byte < precision_.bytes(); ++byte) element[byte] = static_cast<uint8_t>(bits >> (8 * byte));
+  }
 
  private:
-  // Byte offset of element (y, x, c) from the start of the region.
-  int64_t offset(int y, int x, int c) const;
-  int64_t channel_offset(int c) const;
+  // Byte offset of pixel (y, x) (its channel 0 brick) from the start of the region.
+  int64_t pixel_offset(int y, int x) const;
 
   const char* name_ = "";
   uint32_t region_ = 0;

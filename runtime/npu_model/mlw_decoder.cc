@@ -21,14 +21,20 @@ class BitReader {
  public:
   explicit BitReader(Span<const uint8_t> bytes) : bytes_(bytes) {}
 
+  // Up to 32 bits; false (and nothing consumed) past the end of the stream.
   bool get(int count, uint32_t* value) {
-    uint32_t result = 0;
-    for (int i = 0; i < count; ++i) {
-      if (position_ >= bytes_.size() * 8) return false;
-      result |= static_cast<uint32_t>((bytes_[position_ >> 3] >> (position_ & 7)) & 1) << i;
-      ++position_;
+    if (count == 0) {
+      *value = 0;
+      return true;
     }
-    *value = result;
+    if (position_ + count > bytes_.size() * 8) return false;
+    const size_t first = position_ >> 3;
+    // The bits needed lie in at most 5 bytes from `first`.
+    uint64_t window = 0;
+    const size_t available = bytes_.size() - first < 8 ? bytes_.size() - first : 8;
+    for (size_t i = 0; i < available; ++i) window |= static_cast<uint64_t>(bytes_[first + i]) << (8 * i);
+    *value = static_cast<uint32_t>((window >> (position_ & 7)) & ((uint64_t{1} << count) - 1));
+    position_ += count;
     return true;
   }
   void align_to_byte() { position_ = (position_ + 7) & ~size_t{7}; }

@@ -63,20 +63,17 @@ Result<OutputStage> OutputStage::create(const OperationContext& context, const F
   return stage;
 }
 
-int64_t OutputStage::finish(int64_t scaled) const {
-  int64_t value = scaled + zero_point_;
+int64_t OutputStage::look_up(int64_t value) const {
   if (lut_bytes_ == kLut8Bytes) {
     // The table is indexed by the 8-bit value, from its most negative to its most positive.
     const int64_t index = lut_signed_ ? saturate(value, -128, 127) + 128 : saturate(value, 0, 255);
-    value = lut_signed_ ? static_cast<int64_t>(static_cast<int8_t>(lut_[index])) : lut_[index];
-  } else if (lut_bytes_ == kLut16Bytes) {
-    // 512 intervals of 128 input steps: base + slope * fraction / 128.
-    const int64_t offset = saturate(value, -32768, 32767) + 32768;
-    const uint8_t* entry = lut_ + (offset >> 7) * 4;
-    const int64_t fraction = offset & 0x7f;
-    value = read_i16(entry) + ((read_i16(entry + 2) * fraction + 64) >> 7);
+    return lut_signed_ ? static_cast<int64_t>(static_cast<int8_t>(lut_[index])) : lut_[index];
   }
-  return saturate(value, low_, high_);
+  // 512 intervals of 128 input steps: base + slope * fraction / 128.
+  const int64_t offset = saturate(value, -32768, 32767) + 32768;
+  const uint8_t* entry = lut_ + (offset >> 7) * 4;
+  const int64_t fraction = offset & 0x7f;
+  return read_i16(entry) + ((read_i16(entry + 2) * fraction + 64) >> 7);
 }
 
 }  // namespace npu_model

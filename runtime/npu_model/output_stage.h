@@ -8,6 +8,7 @@
 #include "runtime/core/result.h"
 #include "runtime/npu_model/feature_map.h"
 #include "runtime/npu_model/operation_context.h"
+#include "runtime/npu_model/rescale.h"
 
 namespace pte {
 namespace npu_model {
@@ -18,9 +19,14 @@ class OutputStage {
   static Result<OutputStage> create(const OperationContext& context, const FeatureMap& ofm);
 
   // The value to store for a result that has been scaled but not yet offset by the zero point.
-  int64_t finish(int64_t scaled) const;
+  int64_t finish(int64_t scaled) const {
+    const int64_t value = scaled + zero_point_;
+    return saturate(lut_ == nullptr ? value : look_up(value), low_, high_);
+  }
 
  private:
+  int64_t look_up(int64_t value) const;
+
   int32_t zero_point_ = 0;
   Activation activation_ = {};
   int64_t low_ = 0;

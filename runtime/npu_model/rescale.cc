@@ -4,6 +4,7 @@ namespace pte {
 namespace npu_model {
 namespace {
 
+#if !defined(__SIZEOF_INT128__)
 // A signed 128-bit two's complement number in two 64-bit halves (Cortex-M compilers have no __int128).
 struct Wide {
   uint64_t high;
@@ -49,29 +50,22 @@ int64_t shift_right(Wide x, int shift) {
   if (high != extension) return negative ? INT64_MIN : INT64_MAX;
   return static_cast<int64_t>(low);
 }
+#endif
 
 }  // namespace
 
-int64_t saturate(int64_t value, int64_t low, int64_t high) { return value < low ? low : (value > high ? high : value); }
+namespace detail {
 
-int64_t apply_scale(int64_t value, Scale scale, RoundMode mode) {
-  const int shift = scale.shift;
-  const bool negative = value < 0;
-  int64_t rounding = 0;
-  switch (mode) {
-    case RoundMode::kNatural:
-      rounding = shift > 0 ? int64_t{1} << (shift - 1) : 0;
-      break;
-    case RoundMode::kDouble:
-      rounding = shift > 0 ? int64_t{1} << (shift - 1) : 0;
-      if (shift > 31) rounding += negative ? -(int64_t{1} << 30) : (int64_t{1} << 30);
-      break;
-    case RoundMode::kTruncate:
-      rounding = negative && shift > 0 ? (int64_t{1} << shift) - 1 : 0;
-      break;
-  }
-  return shift_right(add(multiply(value, scale.multiplier), rounding), shift);
+int64_t apply_scale_wide(int64_t value, Scale scale, int64_t rounding) {
+#if defined(__SIZEOF_INT128__)
+  // Hosts with 128-bit integers take the short way; the result is the same.
+  const __int128 result = (static_cast<__int128>(value) * scale.multiplier + rounding) >> scale.shift;
+  return result > INT64_MAX ? INT64_MAX : (result < INT64_MIN ? INT64_MIN : static_cast<int64_t>(result));
+#else
+  return shift_right(add(multiply(value, scale.multiplier), rounding), scale.shift);
+#endif
 }
 
+}  // namespace detail
 }  // namespace npu_model
 }  // namespace pte

@@ -15,9 +15,41 @@ namespace npu_model {
 //   kDouble:   2^(shift-1) + (shift > 31 ? +-2^30 : 0), the sign of value   (TOSA's double_round)
 //   kTruncate: value < 0 ? 2^shift - 1 : 0                         (towards zero)
 // saturated to the int64 range.
-int64_t apply_scale(int64_t value, Scale scale, RoundMode mode);
+inline int64_t apply_scale(int64_t value, Scale scale, RoundMode mode);
 
-int64_t saturate(int64_t value, int64_t low, int64_t high);
+inline int64_t saturate(int64_t value, int64_t low, int64_t high) {
+  return value < low ? low : (value > high ? high : value);
+}
+
+namespace detail {
+// The exact product and shift for values whose product with the multiplier may not fit 64 bits.
+int64_t apply_scale_wide(int64_t value, Scale scale, int64_t rounding);
+}  // namespace detail
+
+inline int64_t apply_scale(int64_t value, Scale scale, RoundMode mode) {
+  const int shift = scale.shift;
+  const bool negative = value < 0;
+  int64_t rounding = 0;
+  switch (mode) {
+    case RoundMode::kNatural:
+      rounding = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+      break;
+    case RoundMode::kDouble:
+      rounding = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+      if (shift > 31) rounding += negative ? -(int64_t{1} << 30) : (int64_t{1} << 30);
+      break;
+    case RoundMode::kTruncate:
+      rounding = negative && shift > 0 ? (int64_t{1} << shift) - 1 : 0;
+      break;
+  }
+  // The product and rounding fit 64 bits for values of up to 29 bits (any shift), or of 32 bits with a
+  // shift of at most 32.
+  constexpr int64_t kSmall = int64_t{1} << 29;
+  if ((value > -kSmall && value < kSmall) || (value >= INT32_MIN && value <= INT32_MAX && shift <= 32)) {
+    return (value * static_cast<int64_t>(scale.multiplier) + rounding) >> shift;
+  }
+  return detail::apply_scale_wide(value, scale, rounding);
+}
 
 }  // namespace npu_model
 }  // namespace pte

@@ -2,6 +2,7 @@
 // then the channel's multiplier and shift (the OFM round mode), then the output stage.
 #include "runtime/npu_model/feature_map.h"
 #include "runtime/npu_model/operations/ifm_volume.h"
+#include "runtime/npu_model/operations/kernel_math.h"
 #include "runtime/npu_model/operations/operations.h"
 #include "runtime/npu_model/operations/weights.h"
 #include "runtime/npu_model/output_stage.h"
@@ -9,6 +10,43 @@
 
 namespace pte {
 namespace npu_model {
+namespace {
+
+struct Convolution {
+  KernelGeometry geometry;
+  const FeatureMap& ofm;
+  OfmPrecision output;
+  Scale global_scale;
+  const OutputStage& stage;
+  const KernelWeights& weights;
+};
+
+template <typename T>
+void convolve(const Convolution& op, const IfmVolume<T>& volume) {
+  const KernelGeometry& g = op.geometry;
+  const Kernel& kernel = g.kernel;
+  const WeightLayout& layout = op.weights.layout;
+  for (int oy = 0; oy < g.ofm.height; ++oy) {
+    for (int ox = 0; ox < g.ofm.width; ++ox) {
+      uint8_t* out = op.ofm.pixel(oy, ox);
+      for (int o = 0; o < g.ofm.depth; ++o) {
+        int64_t accumulator = op.weights.scales[o].bias;
+        for (int ky = 0; ky < layout.kernel_height; ++ky) {
+          const int iy = g.window_y(oy) + ky * kernel.dilation_y;
+          for (int kx = 0; kx < layout.kernel_width; ++kx) {
+            const int ix = g.window_x(ox) + kx * kernel.dilation_x;
+            if (!volume.contains(iy, ix)) continue;  // padding holds the zero point: it adds nothing
+            accumulator += dot(volume.at(iy, ix), op.weights.filter(o, ky, kx), volume.depth);
+          }
+        }
+        const Scale scale = op.output.global_scale ? op.global_scale : op.weights.scales[o].scale;
+        op.ofm.store(out + op.ofm.channel_offset(o), op.stage.finish(apply_scale(accumulator, scale, op.output.round_mode)));
+      }
+    }
+  }
+}
+
+}  // namespace
 
 Status run_convolution(const OperationContext& context) {
   const RegisterFile& registers = context.registers;
@@ -17,7 +55,6 @@ Status run_convolution(const OperationContext& context) {
   FeatureMap ofm = FeatureMap::from_registers(registers, FeatureMapSlot::kOfm, geometry.ofm);
   PTE_RETURN_IF_ERROR(ifm.bind(context.memory));
   PTE_RETURN_IF_ERROR(ofm.bind(context.memory));
-  const OfmPrecision output = ofm_precision(registers);
   PTE_ASSIGN_OR_RETURN(const OutputStage stage, OutputStage::create(context, ofm));
 
   const Kernel& kernel = geometry.kernel;
@@ -31,34 +68,13 @@ Status run_convolution(const OperationContext& context) {
   layout.dilation_y = kernel.dilation_y;
   layout.ifm_bits = ifm.precision().bits;
   PTE_ASSIGN_OR_RETURN(const KernelWeights weights, load_weights(context, layout));
-  PTE_ASSIGN_OR_RETURN(const IfmVolume volume, gather_ifm(ifm, geometry.upscale, context.scratch));
-  PTE_ASSIGN_OR_RETURN(int64_t * accumulators,
-                       context.scratch.allocate_array<int64_t>(static_cast<size_t>(geometry.ofm.depth), "accumulators"));
-
-  const Scale global = ofm_scale(registers);
-  const int depth = volume.depth;
-  for (int oy = 0; oy < geometry.ofm.height; ++oy) {
-    for (int ox = 0; ox < geometry.ofm.width; ++ox) {
-      for (int o = 0; o < geometry.ofm.depth; ++o) accumulators[o] = weights.scales[o].bias;
-      for (int ky = 0; ky < layout.kernel_height; ++ky) {
-        const int iy = oy * kernel.stride_y - geometry.padding.top + ky * kernel.dilation_y;
-        for (int kx = 0; kx < layout.kernel_width; ++kx) {
-          const int ix = ox * kernel.stride_x - geometry.padding.left + kx * kernel.dilation_x;
-          if (!volume.contains(iy, ix)) continue;  // padding contributes the zero point, i.e. nothing
-          const int32_t* input = volume.at(iy, ix);
-          for (int o = 0; o < geometry.ofm.depth; ++o) {
-            const int16_t* filter = weights.filter(o, ky, kx);
-            int64_t sum = 0;
-            for (int i = 0; i < depth; ++i) sum += static_cast<int64_t>(input[i]) * filter[i];
-            accumulators[o] += sum;
-          }
-        }
-      }
-      for (int o = 0; o < geometry.ofm.depth; ++o) {
-        const Scale scale = output.global_scale ? global : weights.scales[o].scale;
-        ofm.write(oy, ox, o, stage.finish(apply_scale(accumulators[o], scale, output.round_mode)));
-      }
-    }
+  const Convolution op{geometry, ofm, ofm_precision(registers), ofm_scale(registers), stage, weights};
+  if (ifm.precision().bits == 8) {
+    PTE_ASSIGN_OR_RETURN(const IfmVolume<int16_t> volume, gather_ifm<int16_t>(ifm, geometry.upscale, context.scratch));
+    convolve(op, volume);
+  } else {
+    PTE_ASSIGN_OR_RETURN(const IfmVolume<int32_t> volume, gather_ifm<int32_t>(ifm, geometry.upscale, context.scratch));
+    convolve(op, volume);
   }
   return Status();
 }

@@ -19,26 +19,36 @@ KernelGeometry kernel_geometry(const RegisterFile& registers, int ifm_depth) {
   return geometry;
 }
 
-Result<IfmVolume> gather_ifm(const FeatureMap& ifm, Upscale upscale, BumpArena& scratch) {
+template <typename T>
+Result<IfmVolume<T>> gather_ifm(const FeatureMap& ifm, Upscale upscale, BumpArena& scratch) {
   const Extent& extent = ifm.extent();
   const int factor = upscale == Upscale::kNone ? 1 : 2;
-  IfmVolume volume{extent.height * factor, extent.width * factor, extent.depth, nullptr};
-  PTE_ASSIGN_OR_RETURN(int32_t * values,
-                       scratch.allocate_array<int32_t>(static_cast<size_t>(volume.height) * volume.width * volume.depth,
-                                                       "the IFM volume"));
-  const int32_t zero_point = ifm.zero_point();
+  IfmVolume<T> volume{extent.height * factor, extent.width * factor, extent.depth, nullptr};
+  PTE_ASSIGN_OR_RETURN(
+      T * values,
+      scratch.allocate_array<T>(static_cast<size_t>(volume.height) * volume.width * volume.depth, "the IFM volume"));
+  const int64_t zero_point = ifm.zero_point();
+  const bool signed_bytes = ifm.precision().bits == 8 && ifm.precision().is_signed;
   for (int y = 0; y < volume.height; ++y) {
     for (int x = 0; x < volume.width; ++x) {
-      int32_t* row = values + (static_cast<size_t>(y) * volume.width + x) * volume.depth;
-      const bool inserted_zero = upscale == Upscale::kZeros && (y % 2 != 0 || x % 2 != 0);
-      for (int c = 0; c < volume.depth; ++c) {
-        row[c] = inserted_zero ? 0 : static_cast<int32_t>(ifm.read(y / factor, x / factor, c) - zero_point);
+      T* out = values + (static_cast<size_t>(y) * volume.width + x) * volume.depth;
+      if (upscale == Upscale::kZeros && (y % 2 != 0 || x % 2 != 0)) continue;  // inserted zeros (arena is zeroed)
+      const uint8_t* pixel = ifm.pixel(y / factor, x / factor);
+      if (signed_bytes) {
+        for (int c = 0; c < volume.depth; ++c) {
+          out[c] = static_cast<T>(static_cast<int8_t>(pixel[ifm.channel_offset(c)]) - zero_point);
+        }
+      } else {
+        for (int c = 0; c < volume.depth; ++c) out[c] = static_cast<T>(ifm.load(pixel + ifm.channel_offset(c)) - zero_point);
       }
     }
   }
   volume.values = values;
   return volume;
 }
+
+template Result<IfmVolume<int16_t>> gather_ifm<int16_t>(const FeatureMap&, Upscale, BumpArena&);
+template Result<IfmVolume<int32_t>> gather_ifm<int32_t>(const FeatureMap&, Upscale, BumpArena&);
 
 }  // namespace npu_model
 }  // namespace pte

@@ -26,6 +26,69 @@ Scale reciprocal_scale(int count) {
   return Scale{static_cast<uint32_t>(numerator / count), 30 + k};
 }
 
+struct Pooling {
+  PoolingMode mode;
+  KernelGeometry geometry;
+  const FeatureMap& ofm;
+  OfmPrecision output;
+  Scale global_scale;
+  const OutputStage& stage;
+  // Reduce-sum adds up all IFM channels into each OFM channel.
+  bool reduce_depth;
+  bool padded;
+};
+
+// Window results for every channel of one OFM pixel: running max or sum, and the number of IFM
+// elements the window covered.
+template <typename T>
+int accumulate_window(const Pooling& op, const IfmVolume<T>& volume, int oy, int ox, int64_t* results) {
+  const KernelGeometry& g = op.geometry;
+  const Kernel& kernel = g.kernel;
+  const int depth = g.ofm.depth;
+  for (int c = 0; c < depth; ++c) results[c] = op.mode == PoolingMode::kMax ? INT64_MIN : 0;
+  int count = 0;
+  for (int ky = 0; ky < kernel.dilated_height; ky += kernel.dilation_y) {
+    const int iy = g.window_y(oy) + ky;
+    for (int kx = 0; kx < kernel.dilated_width; kx += kernel.dilation_x) {
+      const int ix = g.window_x(ox) + kx;
+      if (!volume.contains(iy, ix)) continue;
+      const T* input = volume.at(iy, ix);
+      ++count;
+      if (op.reduce_depth) {
+        int64_t sum = 0;
+        for (int i = 0; i < volume.depth; ++i) sum += input[i];
+        for (int c = 0; c < depth; ++c) results[c] += sum;
+      } else if (op.mode == PoolingMode::kMax) {
+        for (int c = 0; c < depth; ++c) results[c] = std::max(results[c], int64_t{input[c]});
+      } else {
+        for (int c = 0; c < depth; ++c) results[c] += input[c];
+      }
+    }
+  }
+  if (count == 0) {
+    for (int c = 0; c < depth; ++c) results[c] = 0;
+  }
+  return count;
+}
+
+template <typename T>
+void pool(const Pooling& op, const IfmVolume<T>& volume, int64_t* results) {
+  const KernelGeometry& g = op.geometry;
+  const Scale scale = op.output.global_scale ? op.global_scale : Scale{1, 0};
+  for (int oy = 0; oy < g.ofm.height; ++oy) {
+    for (int ox = 0; ox < g.ofm.width; ++ox) {
+      const int count = accumulate_window(op, volume, oy, ox, results);
+      const bool divide = op.mode == PoolingMode::kAverage && op.padded && count > 0;
+      const Scale reciprocal = divide ? reciprocal_scale(count) : Scale{1, 0};
+      uint8_t* out = op.ofm.pixel(oy, ox);
+      for (int c = 0; c < g.ofm.depth; ++c) {
+        const int64_t result = divide ? apply_scale(results[c], reciprocal, RoundMode::kNatural) : results[c];
+        op.ofm.store(out + op.ofm.channel_offset(c), op.stage.finish(apply_scale(result, scale, op.output.round_mode)));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status run_pooling(const OperationContext& context) {
@@ -43,41 +106,17 @@ Status run_pooling(const OperationContext& context) {
   FeatureMap ofm = FeatureMap::from_registers(registers, FeatureMapSlot::kOfm, geometry.ofm);
   PTE_RETURN_IF_ERROR(ifm.bind(context.memory));
   PTE_RETURN_IF_ERROR(ofm.bind(context.memory));
-  const OfmPrecision output = ofm_precision(registers);
   PTE_ASSIGN_OR_RETURN(const OutputStage stage, OutputStage::create(context, ofm));
-  PTE_ASSIGN_OR_RETURN(const IfmVolume volume, gather_ifm(ifm, geometry.upscale, context.scratch));
-
-  const Kernel& kernel = geometry.kernel;
   const Padding& pad = geometry.padding;
   const bool padded = pad.top != 0 || pad.left != 0 || pad.bottom != 0 || pad.right != 0;
-  const Scale global = ofm_scale(registers);
-  for (int oy = 0; oy < geometry.ofm.height; ++oy) {
-    for (int ox = 0; ox < geometry.ofm.width; ++ox) {
-      for (int c = 0; c < depth; ++c) {
-        int64_t result = mode == PoolingMode::kMax ? INT64_MIN : 0;
-        int count = 0;
-        for (int ky = 0; ky < kernel.dilated_height; ky += kernel.dilation_y) {
-          const int iy = oy * kernel.stride_y - geometry.padding.top + ky;
-          for (int kx = 0; kx < kernel.dilated_width; kx += kernel.dilation_x) {
-            const int ix = ox * kernel.stride_x - geometry.padding.left + kx;
-            if (!volume.contains(iy, ix)) continue;
-            const int32_t* input = volume.at(iy, ix);
-            if (reduce_depth) {
-              for (int i = 0; i < volume.depth; ++i) result += input[i];
-            } else {
-              result = mode == PoolingMode::kMax ? std::max(result, int64_t{input[c]}) : result + input[c];
-            }
-            ++count;
-          }
-        }
-        if (count == 0) result = 0;
-        if (mode == PoolingMode::kAverage && padded && count > 0) {
-          result = apply_scale(result, reciprocal_scale(count), RoundMode::kNatural);
-        }
-        const Scale scale = output.global_scale ? global : Scale{1, 0};
-        ofm.write(oy, ox, c, stage.finish(apply_scale(result, scale, output.round_mode)));
-      }
-    }
+  const Pooling op{mode, geometry, ofm, ofm_precision(registers), ofm_scale(registers), stage, reduce_depth, padded};
+  PTE_ASSIGN_OR_RETURN(int64_t * results, context.scratch.allocate_array<int64_t>(depth, "window results"));
+  if (ifm.precision().bits == 8) {
+    PTE_ASSIGN_OR_RETURN(const IfmVolume<int16_t> volume, gather_ifm<int16_t>(ifm, geometry.upscale, context.scratch));
+    pool(op, volume, results);
+  } else {
+    PTE_ASSIGN_OR_RETURN(const IfmVolume<int32_t> volume, gather_ifm<int32_t>(ifm, geometry.upscale, context.scratch));
+    pool(op, volume, results);
   }
   return Status();
 }
