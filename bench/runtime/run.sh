@@ -48,7 +48,7 @@ for label in "${models[@]}"; do
   }
   planned="$(sed -nE 's/.*, ([0-9]+) planned, .*/\1/p' <<<"$output")"
   arena="$(sed -nE 's/.*runtime arena ([0-9]+) used.*/\1/p' <<<"$output")"
-  instructions="$(sed -nE 's/.* = ([0-9]+) instructions under QEMU.*/\1/p' <<<"$output")"
+  instructions="$(sed -nE 's/.*= ([0-9]+) instructions when QEMU runs with -icount.*/\1/p' <<<"$output")"
   npu_cycles="$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["cycles_npu"])' "$summary")"
   printf '%-16s %10d %10d %10d %12d %22s\n' "$name" "$(stat -c %s "$pte")" "$planned" "$arena" "$instructions" \
     "$npu_cycles"

@@ -66,8 +66,9 @@ Status check_constant_tables(const fb::Program& program) {
 }
 
 // flatbuffers' verifier checks a vector's length word for 4-byte alignment, not its elements: in a corrupt
-// file a vector of 8-byte elements can sit 4 bytes off. Reading one is undefined behaviour, and on
-// Cortex-M a fault (LDRD); kernels read int and double lists in place.
+// file a vector of 8-byte elements can sit 4 bytes off. Reading its elements through typed pointers (kernels
+// read int and double lists in place) is then undefined behaviour, which compilers may turn into accesses
+// that need the alignment.
 template <typename T>
 Status check_elements_aligned(const flatbuffers::Vector<T>* vector, const char* what, size_t index) {
   if (vector == nullptr || reinterpret_cast<uintptr_t>(vector->data()) % sizeof(T) == 0) return Status();

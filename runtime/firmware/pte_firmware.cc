@@ -84,7 +84,7 @@ int run(const FileRunArguments& arguments) {
   }
   print_report(report.value());
   // Meaningful as instructions only when QEMU runs with -icount shift=0 (one instruction per nanosecond).
-  std::printf("execute: %s SysTick ticks at %lu Hz = %s instructions under QEMU -icount shift=0\n",
+  std::printf("execute: %s SysTick ticks at %lu Hz (= %s instructions when QEMU runs with -icount shift=0)\n",
               DecimalText(report->execute_ticks).c_str(), static_cast<unsigned long>(kSysTickHz),
               DecimalText(report->execute_ticks * 1000000000u / kSysTickHz).c_str());
   if (npu != nullptr) std::printf("NPU: %s cycles in the last delegate call\n", DecimalText(npu->last_run_cycles()).c_str());
