@@ -1,0 +1,70 @@
+"""aten.upsample_bilinear2d -> TOSA RESIZE (BILINEAR) in NHWC.
+
+Quantized, the output keeps the input's grid: RESIZE writes int32 codes times the weight sum, which
+one RESCALE divides out. The U55 has no bilinear resize, so there it stays on the CPU.
+"""
+
+from __future__ import annotations
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.resize import lower_resize, resize_support
+from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+
+def _align_corners(node: Node) -> bool:
+    return bool(node.args[2])
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    return resize_support(node, spec, bilinear=True, align_corners=_align_corners(node))
+
+
+def annotate_upsample(node: Node, config: QuantizationConfig) -> None:
+    # An interpolation stays within its inputs' range, so the input's grid fits the output.
+    shared_with_input(node, node.args[0], config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    return lower_resize(node, ctx, bilinear=True, align_corners=_align_corners(node))
+
+
+def upscale_2x(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear")
+
+
+def upscale_2x_corners(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)
+
+
+def to_size_uneven(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.interpolate(x, size=(9, 7), mode="bilinear")
+
+
+_U55 = ("u55_INT",)
+
+TEST_CASES = {
+    "2x": OpTestCase(FunctionModule(upscale_2x), random_inputs(0, (1, 4, 5, 6)), cpu_targets=_U55),
+    "2x_align_corners": OpTestCase(
+        FunctionModule(upscale_2x_corners), random_inputs(1, (1, 4, 4, 4)), cpu_targets=_U55
+    ),
+    "size_9x7": OpTestCase(FunctionModule(to_size_uneven), random_inputs(2, (1, 3, 4, 5)), cpu_targets=_U55),
+}
+
+OP = ArmOp(
+    name="upsample_bilinear2d",
+    edge_targets=(exir_ops.edge.aten.upsample_bilinear2d.vec,),
+    aten_targets=(torch.ops.aten.upsample_bilinear2d.vec, torch.ops.aten.upsample_bilinear2d.default),
+    support=support,
+    annotate=annotate_upsample,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
