@@ -47,12 +47,10 @@ _TRACE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 def _library_path() -> Path:
     if override := os.environ.get(_LIBRARY_ENV):
         return Path(override)
-    for root in (os.environ.get("RUNFILES_DIR"), os.environ.get("TEST_SRCDIR")):
-        if root:
-            for workspace in Path(root).iterdir():
-                candidate = workspace / _LIBRARY_RUNFILES_PATH
-                if candidate.exists():
-                    return candidate
+    # Under Bazel this file sits at <runfiles>/<workspace>/arm/ethosu/npu_model/, next to runtime/.
+    candidate = Path(os.path.abspath(__file__)).parents[3] / _LIBRARY_RUNFILES_PATH
+    if candidate.exists():
+        return candidate
     raise FileNotFoundError(
         f"cannot find {_LIBRARY_RUNFILES_PATH}: run under Bazel with //runtime/npu_model:libpte_npu_model.so as data, "
         f"or set {_LIBRARY_ENV}"
