@@ -1,0 +1,123 @@
+"""aten.matmul / bmm / mm of two activations -> TOSA MATMUL on [N, M, K] x [N, K, W].
+
+Batch dims fold into N when both operands have them; a rank-2 right operand folds the left one's batch
+dims into its rows instead. INT: int8 operands with their zero points, an int32 product rescaled
+onto the output grid. matmul is kept whole where it is delegated (to_edge would expand and view it
+into bmm).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.quantizer.annotation import annotate
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.rescale import from_int32
+from arm.tosa.specification import TosaSpecification
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    lhs, rhs = node.args[:2]
+    lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
+    if len(lhs_shape) < 2 or len(rhs_shape) < 2:
+        return f"{describe(node)}: vector operands ({lhs_shape} @ {rhs_shape}) are not lowered; unsqueeze them"
+    if len(rhs_shape) > 2 and lhs_shape[:-2] != rhs_shape[:-2]:
+        return (
+            f"{describe(node)}: batch dims {lhs_shape[:-2]} and {rhs_shape[:-2]} differ; broadcasting "
+            "between batched operands is not lowered (expand them to one batch shape)"
+        )
+    return first_reason(profile_reason(node, spec, [lhs, rhs]), rank_reason(node, shape_of(node)))
+
+
+def annotate_matmul(node: Node, config: QuantizationConfig) -> None:
+    lhs, rhs = node.args[:2]
+    annotate(node, {lhs: config.activation, rhs: config.activation}, config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    lhs_node, rhs_node = node.args[:2]
+    lhs_shape, rhs_shape = shape_of(lhs_node), shape_of(rhs_node)
+    rows, inner, columns = lhs_shape[-2], lhs_shape[-1], rhs_shape[-1]
+    if len(rhs_shape) == 2:
+        batch, rows = 1, math.prod(lhs_shape[:-1])
+    else:
+        batch = math.prod(lhs_shape[:-2])
+    read = ctx.quantized_value if ctx.spec.is_int else ctx.value
+    lhs = reshape(ctx.graph, read(lhs_node), (batch, rows, inner), name=f"{node.name}_lhs")
+    rhs = reshape(ctx.graph, read(rhs_node), (batch, inner, columns), name=f"{node.name}_rhs")
+    product = _matmul(ctx, lhs, rhs, name=f"{node.name}_product")
+    if ctx.spec.is_int:
+        product = from_int32(
+            ctx.graph,
+            product,
+            name=f"{node.name}_rescaled",
+            accumulator_scales=[lhs.qparams.scale * rhs.qparams.scale],
+            output=ctx.output_qparams(node),
+        )
+    return reshape(ctx.graph, product, shape_of(node), name=node.name)
+
+
+def _matmul(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
+    """MATMUL; int8 operands give an int32 product whose step is the product of their steps."""
+    accumulator = np.dtype(np.int32) if ctx.spec.is_int else np.dtype(np.float32)
+    output = ctx.graph.add_tensor(name, (lhs.shape[0], lhs.shape[1], rhs.shape[2]), accumulator)
+    zero_points = [value.qparams.zero_point if ctx.spec.is_int else 0 for value in (lhs, rhs)]
+    operands = [
+        lhs,
+        rhs,
+        ctx.graph.add_scalar_const(f"{name}_lhs_zp", zero_points[0], lhs.dtype),
+        ctx.graph.add_scalar_const(f"{name}_rhs_zp", zero_points[1], rhs.dtype),
+    ]
+    attribute = ts.TosaSerializerAttribute()
+    attribute.MatMulAttribute()
+    ctx.graph.add_op(ts.Op.MATMUL, operands, [output], attribute)
+    return output
+
+
+def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x @ y
+
+
+def batched(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.bmm(x, y)
+
+
+def matrices(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.mm(x, y)
+
+
+def attention_scores(k: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    # k comes first: a delegate orders its inputs by first use (here k's transpose), and the harness
+    # feeds the TOSA graph in the module's argument order.
+    return q @ k.transpose(-1, -2)
+
+
+TEST_CASES = {
+    "mm": OpTestCase(FunctionModule(matrices), random_inputs(0, (8, 16), (16, 12))),
+    "bmm": OpTestCase(FunctionModule(batched), random_inputs(1, (3, 5, 8), (3, 8, 6))),
+    "matmul_rank4": OpTestCase(FunctionModule(matmul), random_inputs(2, (2, 3, 4, 8), (2, 3, 8, 5))),
+    "matmul_rank3_by_rank2": OpTestCase(FunctionModule(matmul), random_inputs(3, (2, 6, 16), (16, 4))),
+    "attention_scores": OpTestCase(FunctionModule(attention_scores), random_inputs(4, (1, 2, 6, 8), (1, 2, 6, 8))),
+}
+
+OP = ArmOp(
+    name="matmul",
+    edge_targets=(exir_ops.edge.aten.matmul.default, exir_ops.edge.aten.bmm.default, exir_ops.edge.aten.mm.default),
+    aten_targets=(torch.ops.aten.matmul.default, torch.ops.aten.bmm.default, torch.ops.aten.mm.default),
+    support=support,
+    annotate=annotate_matmul,
+    lower=lower,
+    test_cases=TEST_CASES,
+    keep_in_edge=(torch.ops.aten.matmul.default,),
+)
