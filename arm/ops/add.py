@@ -10,6 +10,7 @@ from torch.fx import Node
 from arm.ops.elementwise import annotate_binary, binary_support, lower_add_sub
 from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.registry import ArmOp
+from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 
@@ -55,6 +56,13 @@ TEST_CASES = {
     "same_input": OpTestCase(FunctionModule(add_to_itself), random_inputs(4, (3, 40))),
     "constant_tensor": OpTestCase(_AddConstant(), random_inputs(8, (1, 16, 4, 4))),
     "relu_fused": OpTestCase(FunctionModule(add_relu), random_inputs(5, (1, 16, 8, 8), (1, 16, 8, 8))),
+    # int16 activations: the TOSA-1.0+INT target has no int16 extension.
+    "a16w8": OpTestCase(
+        FunctionModule(add_tensors),
+        random_inputs(9, (1, 8, 8, 8), (1, 8, 8, 8)),
+        cpu_targets=("tosa_INT",),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

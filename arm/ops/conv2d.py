@@ -13,7 +13,7 @@ from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, profile_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, concat, slice_tensor
 from arm.tosa.layout import to_nchw, to_nhwc
@@ -135,6 +135,19 @@ TEST_CASES = {
     "same_padding": OpTestCase(seeded(10, _Conv, 6, 8, 3, padding="same"), random_inputs(10, (1, 6, 9, 9))),
     "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),
     "batch2_relu": OpTestCase(seeded(8, _Conv, 8, 8, 3, padding=1, relu=True), random_inputs(8, (2, 8, 8, 8))),
+    # int16 activations, int8 weights: the TOSA-1.0+INT target has no int16 extension.
+    "a16w8": OpTestCase(
+        seeded(11, _Conv, 8, 16, 3, padding=1, relu=True),
+        random_inputs(11, (1, 8, 12, 12)),
+        cpu_targets=("tosa_INT",),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
+    "a16w8_depthwise": OpTestCase(
+        seeded(12, _Conv, 16, 16, 3, padding=1, groups=16),
+        random_inputs(12, (1, 16, 8, 8)),
+        cpu_targets=("tosa_INT",),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

@@ -13,7 +13,7 @@ import tosa_serializer as ts
 from torch.fx import Node
 
 from arm.tosa.context import LoweringContext
-from arm.tosa.graph import TosaValue
+from arm.tosa.graph import INT48, TosaValue, tosa_dtype
 from arm.tosa.rescale import from_int32
 
 
@@ -82,8 +82,9 @@ def emit_convolution(
     else:
         accumulator_scales = input_nhwc.qparams.scale * weights.scales
         biases = _quantized_bias(weights.bias, accumulator_scales)
-        zero_point = np.int8(input_nhwc.qparams.zero_point)
-        accumulator = np.dtype(np.int32)
+        zero_point = input_nhwc.dtype.type(input_nhwc.qparams.zero_point)
+        # int16 activations (a16w8) accumulate in int48, as TOSA and Vela define int16 x int8.
+        accumulator = INT48 if input_nhwc.dtype == np.int16 else np.dtype(np.int32)
         output_name = f"{name}_int32"
 
     tosa_weights = _tosa_weight_layout(weights.values, geometry.depthwise, input_nhwc.shape[-1])
@@ -103,7 +104,7 @@ def emit_convolution(
         stride=list(geometry.stride),
         dilation=list(geometry.dilation),
         local_bound=False,
-        acc_type=ts.DType.INT32 if ctx.spec.is_int else ts.DType.FP32,
+        acc_type=tosa_dtype(accumulator),
     )
     ctx.graph.add_op(ts.Op.DEPTHWISE_CONV2D if geometry.depthwise else ts.Op.CONV2D, operands, [output], attribute)
     if ctx.spec.is_fp:

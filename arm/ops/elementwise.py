@@ -13,7 +13,7 @@ from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
-from arm.tosa.rescale import ADD_SUB_LEFT_SHIFT, from_int32, to_int32
+from arm.tosa.rescale import add_sub_left_shift, from_int32, to_int32
 from arm.tosa.specification import TosaSpecification
 
 # An unbound attribute setter of tosa_serializer, e.g. ``ts.TosaSerializerAttribute.AddAttribute``.
@@ -67,8 +67,9 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     shape = shape_of(node)
     if ctx.spec.is_fp:
         return emit(ctx, op, set_attribute, [lhs, rhs], name=node.name, shape=shape, dtype=lhs.dtype)
-    # The int32 grid is 2**-20 of twice the larger input step: exact for both inputs, no overflow.
-    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << ADD_SUB_LEFT_SHIFT)
+    # The int32 grid is 2**-20 (int16: 2**-15) of twice the larger input step: exact for both inputs,
+    # no overflow.
+    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << add_sub_left_shift(lhs.dtype))
     lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=lhs.qparams.scale / common_scale)
     rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=rhs.qparams.scale / common_scale)
     int32 = np.dtype(np.int32)

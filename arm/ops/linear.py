@@ -17,7 +17,7 @@ from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, profile_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.specification import TosaSpecification
@@ -79,6 +79,13 @@ TEST_CASES = {
     "rank3": OpTestCase(seeded(2, _Linear, 32, 16), random_inputs(2, (2, 10, 32))),
     "bias_free": OpTestCase(seeded(3, _Linear, 40, 24, bias=False), random_inputs(3, (4, 40))),
     "relu_fused": OpTestCase(seeded(4, _Linear, 64, 64, relu=True), random_inputs(4, (3, 64))),
+    # int16 activations, int8 weights: the TOSA-1.0+INT target has no int16 extension.
+    "a16w8": OpTestCase(
+        seeded(5, _Linear, 48, 32),
+        random_inputs(5, (4, 48)),
+        cpu_targets=("tosa_INT",),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

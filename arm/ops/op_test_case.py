@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import torch
+
+if TYPE_CHECKING:  # the quantizer imports the op registry, which imports this module
+    from arm.quantizer.quantization_config import QuantizationConfig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -14,13 +17,15 @@ class OpTestCase:
 
     The inputs themselves are always part of calibration, so an empty list is fine. ``cpu_targets``
     names the harness targets (e.g. ``"u55_INT"``) whose support rule must reject the case: there the
-    test asserts that nothing is delegated, instead of running it.
+    test asserts that nothing is delegated, instead of running it. ``quantization`` makes the INT
+    targets quantize with another config than their int8 default (e.g. a16w8).
     """
 
     module: torch.nn.Module
     inputs: tuple[torch.Tensor, ...]
     calibration: list[tuple[torch.Tensor, ...]] = dataclasses.field(default_factory=list)
     cpu_targets: tuple[str, ...] = ()
+    quantization: Callable[[], QuantizationConfig] | None = None
 
     def calibration_inputs(self) -> list[tuple[torch.Tensor, ...]]:
         return [self.inputs, *self.calibration]

@@ -12,7 +12,7 @@ from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs, seed
 from arm.ops.registry import ArmOp
 from arm.ops.support import profile_reason
 from arm.quantizer.annotation import annotate
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 from arm.tosa.rescale import requantize
@@ -66,6 +66,13 @@ TEST_CASES = {
     "rank4": OpTestCase(FunctionModule(torch.relu), random_inputs(0, (1, 8, 16, 16))),
     "rank2": OpTestCase(FunctionModule(torch.relu), random_inputs(1, (4, 100))),
     "after_view": OpTestCase(seeded(2, _LinearThenRelu), random_inputs(3, (2, 32))),
+    # int16 activations: the TOSA-1.0+INT target has no int16 extension.
+    "a16w8": OpTestCase(
+        FunctionModule(torch.relu),
+        random_inputs(4, (1, 8, 8, 8)),
+        cpu_targets=("tosa_INT",),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

@@ -8,7 +8,7 @@ import torch
 from torch.fx import Node
 
 from arm.ops import registry
-from arm.tosa.quantization import is_dequantize, output_quantize
+from arm.tosa.quantization import is_dequantize, is_quantize, output_quantize
 from arm.tosa.specification import TosaSpecification
 
 
@@ -52,12 +52,26 @@ def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] |
                 f"{describe(node)}: input {tensor.name} is not quantized; {spec} needs int8 inputs "
                 "(quantize the model with the Arm quantizer, or use the FP profile)"
             )
-    if output_quantize(node, registry.is_fused_activation) is None:
+    output = output_quantize(node, registry.is_fused_activation)
+    if output is None:
         return (
             f"{describe(node)}: output is not quantized; {spec} needs an int8 output "
             "(quantize the model with the Arm quantizer, or use the FP profile)"
         )
+    int16 = [tensor.name for tensor in [*inputs, output] if _quantized_dtype(tensor) == torch.int16]
+    if int16 and not spec.has("int16"):
+        return (
+            f"{describe(node)}: {', '.join(int16)} is int16 (a16w8), which {spec} lacks; "
+            "target a spec with the int16 extension (every Ethos-U has it) or quantize to int8"
+        )
     return None
+
+
+def _quantized_dtype(node: Node) -> torch.dtype | None:
+    """The integer type of a quantize/dequantize node (its dtype argument); None for other nodes."""
+    if not (is_dequantize(node) or is_quantize(node)):
+        return None
+    return next((arg for arg in node.args if isinstance(arg, torch.dtype)), None)
 
 
 def rank_reason(node: Node, shape: tuple[int, ...]) -> str | None:

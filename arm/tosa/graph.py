@@ -14,11 +14,16 @@ import tosa_serializer as ts
 
 from arm.tosa.quantization import QParams
 
+# TOSA has no int64, and numpy no int48: int64 arrays stand for INT48, the accumulator (and bias) type
+# of int16 x int8 convolutions. Shape operands are int64 too but are written as SHAPE constants.
+INT48 = np.dtype(np.int64)
+
 _TOSA_DTYPES: dict[np.dtype, ts.DType] = {
     np.dtype(np.bool_): ts.DType.BOOL,
     np.dtype(np.int8): ts.DType.INT8,
     np.dtype(np.int16): ts.DType.INT16,
     np.dtype(np.int32): ts.DType.INT32,
+    INT48: ts.DType.INT48,
     np.dtype(np.float32): ts.DType.FP32,
 }
 

@@ -13,27 +13,38 @@ from typing import Sequence
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.graph import INT48, TosaGraph, TosaValue
 from arm.tosa.quantization import QParams
 
 # Headroom used when int8 operands of an ADD/SUB are brought to a common int32 grid: the sum of two
 # int8 values needs 9 bits, so 20 bits of fraction keep the rescale exact without overflowing int32.
 ADD_SUB_LEFT_SHIFT = 20
+# The same for int16 operands: 17 bits for the sum leave 15 bits of fraction (as TFLite's int16 add).
+ADD_SUB_LEFT_SHIFT_INT16 = 15
+
+
+def add_sub_left_shift(dtype: np.dtype) -> int:
+    """Fraction bits of the common int32 grid of an ADD/SUB whose quantized operands are ``dtype``."""
+    return ADD_SUB_LEFT_SHIFT_INT16 if np.dtype(dtype) == np.int16 else ADD_SUB_LEFT_SHIFT
 
 _MULTIPLIER_BITS = 31
+# int48 inputs (int16 convolution accumulators) need TOSA's 16-bit multipliers (scale32 = false), so
+# that the product fits 64 bits.
+_MULTIPLIER_BITS_FOR_INT48 = 15
 _MIN_SHIFT, _MAX_SHIFT = 2, 62
 
 
-def multiplier_and_shift(scale: float) -> tuple[int, int]:
-    """Splits ``scale`` into a 32-bit multiplier and a right shift: scale ~= multiplier * 2**-shift."""
+def multiplier_and_shift(scale: float, multiplier_bits: int = _MULTIPLIER_BITS) -> tuple[int, int]:
+    """Splits ``scale`` into a multiplier below ``2**multiplier_bits`` and a right shift:
+    scale ~= multiplier * 2**-shift."""
     if not scale > 0.0 or not math.isfinite(scale):
         raise ValueError(f"a rescale needs a positive finite scale, got {scale}")
     mantissa, exponent = math.frexp(scale)  # scale == mantissa * 2**exponent, 0.5 <= mantissa < 1
-    multiplier = round(mantissa * (1 << _MULTIPLIER_BITS))
-    if multiplier == 1 << _MULTIPLIER_BITS:  # the mantissa rounded up to 1.0
+    multiplier = round(mantissa * (1 << multiplier_bits))
+    if multiplier == 1 << multiplier_bits:  # the mantissa rounded up to 1.0
         multiplier //= 2
         exponent += 1
-    shift = _MULTIPLIER_BITS - exponent
+    shift = multiplier_bits - exponent
     if shift > _MAX_SHIFT:
         # Tiny scales: drop multiplier precision rather than exceed the largest shift TOSA allows.
         multiplier >>= shift - _MAX_SHIFT
@@ -55,18 +66,20 @@ def rescale(
     output_qparams: QParams | None = None,
 ) -> TosaValue:
     """Emits RESCALE of ``value``; several scales mean per-channel along the innermost dimension."""
-    multipliers, shifts = zip(*(multiplier_and_shift(scale) for scale in scales))
+    scale32 = value.dtype != INT48
+    bits = _MULTIPLIER_BITS if scale32 else _MULTIPLIER_BITS_FOR_INT48
+    multipliers, shifts = zip(*(multiplier_and_shift(scale, bits) for scale in scales))
     output = graph.add_tensor(name, value.shape, output_dtype, output_qparams)
     operands = [
         value,
-        graph.add_const(f"{output.name}_multiplier", np.array(multipliers, dtype=np.int32)),
+        graph.add_const(f"{output.name}_multiplier", np.array(multipliers, dtype=np.int32 if scale32 else np.int16)),
         graph.add_const(f"{output.name}_shift", np.array(shifts, dtype=np.int8)),
         graph.add_scalar_const(f"{output.name}_input_zp", input_zp, value.dtype),
         graph.add_scalar_const(f"{output.name}_output_zp", output_zp, output_dtype),
     ]
     attribute = ts.TosaSerializerAttribute()
     attribute.RescaleAttribute(
-        scale32=True,
+        scale32=scale32,
         rounding_mode=ts.RoundingMode.SINGLE_ROUND,
         per_channel=len(scales) > 1,
         input_unsigned=False,
