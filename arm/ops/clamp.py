@@ -15,9 +15,9 @@ from torch.fx import Node
 from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
 from arm.ops.relu import clamp
-from arm.ops.support import describe, first_reason
-from arm.ops.unary import annotate_unary, unary_support
-from arm.tosa.context import LoweringContext
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.unary import annotate_unary
+from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import requantize
@@ -54,7 +54,13 @@ def _bound_reason(node: Node, bound: Bound) -> str | None:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     low, high = _bounds(node)
-    return first_reason(unary_support(node, spec), _bound_reason(node, low), _bound_reason(node, high))
+    # Not unary_support: CLAMP and RESCALE take int16 as well as int8.
+    return first_reason(
+        profile_reason(node, spec, [node.args[0]]),
+        rank_reason(node, shape_of(node)),
+        _bound_reason(node, low),
+        _bound_reason(node, high),
+    )
 
 
 def _real(ctx: LoweringContext, bound: Bound) -> float | None:

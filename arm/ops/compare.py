@@ -27,7 +27,7 @@ from arm.ops.elementwise import emit
 from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, dtype_of, first_reason, rank_reason, tensor_args
-from arm.ops.unary import float_constant
+from arm.ops.unary import float_constant, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -80,7 +80,10 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     if spec.has("u55"):
         return f"{describe(node)}: Ethos-U55/U65 have no comparison operators; it runs on the CPU"
     return first_reason(
-        *(_input_reason(node, tensor, spec) for tensor in tensor_args(node)), rank_reason(node, shape_of(node))
+        *(_input_reason(node, tensor, spec) for tensor in tensor_args(node)),
+        # int16 operands would overflow the int32 grid of _on_common_int32_grid.
+        int8_reason(node, spec, tensor_args(node)),
+        rank_reason(node, shape_of(node)),
     )
 
 

@@ -21,18 +21,36 @@ from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import FixedQParamsQuantizationSpec, QuantizationSpecBase
 
 from arm.ops.elementwise import AttributeSetter, emit
-from arm.ops.support import first_reason, profile_reason, rank_reason
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason
 from arm.ops.table import quantized_function_table, table
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import is_dequantize
 from arm.tosa.specification import TosaSpecification
 
 
 def unary_support(node: Node, spec: TosaSpecification) -> str | None:
-    """The profile and rank rules, applied to the first argument only (the others are scalars)."""
-    return first_reason(profile_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node)))
+    """The profile and rank rules, applied to the first argument only (the others are scalars), and
+    an int8 input in the INT profile (the lookup tables have 256 entries)."""
+    return first_reason(
+        profile_reason(node, spec, [node.args[0]]),
+        rank_reason(node, shape_of(node)),
+        int8_reason(node, spec, [node.args[0]]),
+    )
+
+
+def int8_reason(node: Node, spec: TosaSpecification, inputs: Sequence[Node]) -> str | None:
+    """None unless an input is quantized to another integer type than int8 (int16 activations)."""
+    for tensor in inputs if spec.is_int else ():
+        dtype = next((arg for arg in tensor.args if isinstance(arg, torch.dtype)), None)
+        if is_dequantize(tensor) and dtype != torch.int8:
+            return (
+                f"{describe(node)}: input {tensor.name} is {dtype}; this op is lowered for int8 only "
+                "(quantize its input to int8)"
+            )
+    return None
 
 
 def annotate_unary(node: Node, config: QuantizationConfig, output: QuantizationSpecBase | None = None) -> None:
