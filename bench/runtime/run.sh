@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The runtime on Corstone-300 for fully delegated Ethos-U55-128 models: the firmware's code and data size,
-# the memory a run plans, and the Cortex-M55 instructions one inference executes outside the NPU, beside
-# each model's .pte size and Vela's NPU estimate.
+# The runtime on Corstone-300 for Ethos-U55-128 models whose compute is all delegated: the firmware's code
+# and data size, the memory a run plans, and the Cortex-M55 instructions one inference executes outside
+# the NPU (the q/dq at the edges, layout copies between partitions, the delegate's input/output copies),
+# beside each model's .pte size, its partitions and Vela's NPU cycle estimate summed over them.
 #
 #   bench/runtime/run.sh
 #
@@ -26,13 +27,13 @@ toolchain="$("${bazel[@]}" info output_base 2>/dev/null)/external/arm_none_eabi/
 firmware="$bin/runtime/firmware/pte_firmware"
 
 # Section sizes in bytes (arm-none-eabi-size -A: "name size address").
-section() { "$toolchain/arm-none-eabi-size" -A "$firmware" | awk -v name="$1" '$1 == name { print $2 + 0 }'; }
+section() { "$toolchain/arm-none-eabi-size" -A "$firmware" | awk -v name="$1" '$1 == name { size += $2 } END { print size + 0 }'; }
 code=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .init_array)))
 printf 'pte_firmware (-c opt): %d B code+rodata (.text %d, .rodata %d), %d B .data, %d B .bss; DDR region %d B (.ddr_bss)\n' \
   "$code" "$(section .text)" "$(section .rodata)" "$(section .data)" "$(section .bss)" "$(section .ddr_bss)"
 
-printf '\n%-16s %10s %10s %10s %12s %22s\n' model ".pte bytes" "planned" "arena used" "CPU instr." \
-  "NPU cycles (Vela 5.2.0)"
+printf '\n%-16s %10s %10s %10s %10s %12s %24s\n' model ".pte bytes" partitions planned "arena used" \
+  "CPU instr." "NPU cycles (Vela 5.2.0)"
 for label in "${models[@]}"; do
   name="${label##*:}"
   package="${label%%:*}"
@@ -49,7 +50,11 @@ for label in "${models[@]}"; do
   planned="$(sed -nE 's/.*, ([0-9]+) planned, .*/\1/p' <<<"$output")"
   arena="$(sed -nE 's/.*runtime arena ([0-9]+) used.*/\1/p' <<<"$output")"
   instructions="$(sed -nE 's/.*= ([0-9]+) instructions when QEMU runs with -icount.*/\1/p' <<<"$output")"
-  npu_cycles="$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["cycles_npu"])' "$summary")"
-  printf '%-16s %10d %10d %10d %12d %22s\n' "$name" "$(stat -c %s "$pte")" "$planned" "$arena" "$instructions" \
-    "$npu_cycles"
+  # Vela's summary has a row per partition.
+  read -r partitions npu_cycles < <(python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(len(rows), sum(int(float(row["cycles_npu"])) for row in rows))' "$summary")
+  printf '%-16s %10d %10d %10d %10d %12d %24d\n' "$name" "$(stat -c %s "$pte")" "$partitions" "$planned" "$arena" \
+    "$instructions" "$npu_cycles"
 done
