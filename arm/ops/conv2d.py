@@ -1,4 +1,8 @@
-"""aten.convolution (2-D) -> TRANSPOSE to NHWC, CONV2D / DEPTHWISE_CONV2D, TRANSPOSE back to NCHW."""
+"""aten.convolution (2-D) -> TRANSPOSE to NHWC, CONV2D / DEPTHWISE_CONV2D, TRANSPOSE back to NCHW.
+
+Transposed convolutions share the edge operator; their support rule and lowering live in
+transpose_conv2d.py.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+from arm.ops import transpose_conv2d
 from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
 from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
@@ -24,7 +29,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, weight, bias, _, _, _, transposed, _, _ = node.args
     input_shape = shape_of(x)
     if transposed:
-        return f"{describe(node)}: transposed convolution is not lowered"
+        return transpose_conv2d.support(node, spec)
     if len(input_shape) != 4:
         return f"{describe(node)}: only 2-D convolution (rank-4 input) is lowered, got input shape {input_shape}"
     return profile_reason(node, spec, [x, weight] + ([bias] if bias is not None else []))
@@ -41,7 +46,9 @@ def annotate_conv2d(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     """Depthwise when groups == in_channels; other groupings run one CONV2D per group, concatenated."""
-    x, weight, bias, stride, padding, dilation, _, _, groups = node.args
+    x, weight, bias, stride, padding, dilation, transposed, _, groups = node.args
+    if transposed:
+        return transpose_conv2d.lower(node, ctx)
     _, in_channels, in_h, in_w = shape_of(x)
     _, _, kernel_h, kernel_w = shape_of(weight)
     batch, out_channels, out_h, out_w = shape_of(node)

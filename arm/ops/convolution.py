@@ -1,4 +1,5 @@
-"""The TOSA CONV2D / DEPTHWISE_CONV2D emitter shared by conv2d and linear (a 1x1 convolution).
+"""The TOSA CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D emitter shared by conv2d, linear (a 1x1
+convolution) and transpose_conv2d.
 
 Callers hand over an NHWC input and the PyTorch weight node; this module chooses the weight layout,
 quantizes the bias onto the accumulator grid (INT) and rescales the int32 accumulator to int8.
@@ -19,12 +20,16 @@ from arm.tosa.rescale import from_int32
 
 @dataclasses.dataclass(frozen=True)
 class ConvGeometry:
-    """Window parameters in TOSA order: pad is (top, bottom, left, right), stride/dilation are (y, x)."""
+    """Window parameters in TOSA order: pad is (top, bottom, left, right), stride/dilation are (y, x).
+
+    For a ``transposed`` convolution, ``pad`` is TOSA's out_pad (negative crops) and dilation is 1.
+    """
 
     stride: tuple[int, int] = (1, 1)
     pad: tuple[int, int, int, int] = (0, 0, 0, 0)
     dilation: tuple[int, int] = (1, 1)
     depthwise: bool = False
+    transposed: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,15 +103,23 @@ def emit_convolution(
     ]
     output = ctx.graph.add_tensor(output_name, output_shape_nhwc, accumulator)
     attribute = ts.TosaSerializerAttribute()
-    set_attribute = attribute.DepthwiseConv2dAttribute if geometry.depthwise else attribute.Conv2dAttribute
-    set_attribute(
-        pad=list(geometry.pad),
-        stride=list(geometry.stride),
-        dilation=list(geometry.dilation),
-        local_bound=False,
-        acc_type=tosa_dtype(accumulator),
-    )
-    ctx.graph.add_op(ts.Op.DEPTHWISE_CONV2D if geometry.depthwise else ts.Op.CONV2D, operands, [output], attribute)
+    accumulator_type = tosa_dtype(accumulator)
+    if geometry.transposed:
+        op = ts.Op.TRANSPOSE_CONV2D
+        attribute.TransposeConv2dAttribute(
+            out_pad=list(geometry.pad), stride=list(geometry.stride), local_bound=False, acc_type=accumulator_type
+        )
+    else:
+        op = ts.Op.DEPTHWISE_CONV2D if geometry.depthwise else ts.Op.CONV2D
+        set_attribute = attribute.DepthwiseConv2dAttribute if geometry.depthwise else attribute.Conv2dAttribute
+        set_attribute(
+            pad=list(geometry.pad),
+            stride=list(geometry.stride),
+            dilation=list(geometry.dilation),
+            local_bound=False,
+            acc_type=accumulator_type,
+        )
+    ctx.graph.add_op(op, operands, [output], attribute)
     if ctx.spec.is_fp:
         return output
     per_tensor = np.all(accumulator_scales == accumulator_scales[0])
