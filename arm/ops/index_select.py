@@ -1,0 +1,91 @@
+"""aten.index_select -> TOSA GATHER along one dim (the tensor viewed as [before, dim, after]);
+quantized, the output keeps the input's grid."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.gather import gather, index_value, indices_reason
+from arm.ops.op_test_case import OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.support import first_reason, profile_reason, rank_reason
+from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x, _, indices = node.args
+    return first_reason(
+        indices_reason(node, indices, spec),
+        profile_reason(node, spec, [x]),
+        rank_reason(node, shape_of(x)),
+    )
+
+
+def annotate_index_select(node: Node, config: QuantizationConfig) -> None:
+    shared_with_input(node, node.args[0], config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    x, dim, indices = node.args
+    shape = shape_of(x)
+    dim %= len(shape)
+    before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
+    value = ctx.value(x)
+    if ctx.spec.is_int:
+        value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    table = reshape(ctx.graph, value, (before, shape[dim], after), name=f"{node.name}_table")
+    chosen = index_value(ctx, indices, before, name=f"{node.name}_indices")
+    return reshape(ctx.graph, gather(ctx, table, chosen, name=f"{node.name}_rows"), shape_of(node), name=node.name)
+
+
+class _SelectRows(torch.nn.Module):
+    """Indices as an int32 buffer, the form a model's fixed index list takes."""
+
+    def __init__(self, dim: int, indices: list[int]) -> None:
+        super().__init__()
+        self.dim = dim
+        self.register_buffer("indices", torch.tensor(indices, dtype=torch.int32))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.index_select(x, self.dim, self.indices)
+
+
+class _SelectByInput(torch.nn.Module):
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+        return torch.index_select(x, self.dim, indices)
+
+
+_U55 = ("u55_INT",)
+
+TEST_CASES = {
+    "rows_constant": OpTestCase(_SelectRows(0, [3, 0, 0, 5]), random_inputs(0, (6, 16)), cpu_targets=_U55),
+    "channels_constant": OpTestCase(_SelectRows(1, [2, 1]), random_inputs(1, (2, 4, 3, 3)), cpu_targets=_U55),
+    "runtime_indices_tiled": OpTestCase(
+        _SelectByInput(2),
+        (*random_inputs(2, (3, 4, 8)), torch.tensor([7, 1, 1], dtype=torch.int32)),
+        cpu_targets=_U55,
+    ),
+}
+
+OP = ArmOp(
+    name="index_select",
+    edge_targets=(exir_ops.edge.aten.index_select.default,),
+    aten_targets=(torch.ops.aten.index_select.default,),
+    support=support,
+    annotate=annotate_index_select,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
