@@ -165,7 +165,7 @@ def _permute_output(graph: TosaGraph, operator: TosaOperator, perms: tuple[int, 
     attribute.TransposeAttribute(list(perms))
     closing = TosaOperator(ts.Op.TRANSPOSE, [inner.name], [old.name], attribute, perms=perms)
     # Right after the operator: its new inputs are produced before it, its old users come after.
-    position = graph.operators.index(operator)
+    position = next(index for index, candidate in enumerate(graph.operators) if candidate is operator)
     graph.operators.insert(position + 1, closing)
 
 
