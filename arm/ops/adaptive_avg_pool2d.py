@@ -1,0 +1,89 @@
+"""aten._adaptive_avg_pool2d -> TOSA AVG_POOL2D when the output size divides the input size.
+
+Then every adaptive window has the same size and stride (input / output). Otherwise the windows
+differ in size and overlap unevenly, which one AVG_POOL2D cannot express: such pools stay on the
+CPU. A 1x1 output reaches the edge dialect as mean over (H, W), which arm/ops/mean.py lowers.
+"""
+
+from __future__ import annotations
+
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.pooling import PoolWindow, lower_pool, u55_reason
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe, first_reason, profile_reason
+from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+
+def _window(node: Node) -> PoolWindow | None:
+    """The equivalent fixed window, or None when the output size does not divide the input size."""
+    height, width = shape_of(node.args[0])[-2:]
+    out_h, out_w = shape_of(node)[-2:]
+    if height % out_h or width % out_w:
+        return None
+    step = (height // out_h, width // out_w)
+    return PoolWindow(kernel=step, stride=step)
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    if len(shape_of(x)) != 4:
+        return f"{describe(node)}: only rank-4 (NCHW) inputs are lowered, got shape {shape_of(x)}"
+    window = _window(node)
+    if window is None:
+        return (
+            f"{describe(node)}: output size {shape_of(node)[-2:]} does not divide input size {shape_of(x)[-2:]}, "
+            "so the adaptive windows differ in size and no single AVG_POOL2D computes them"
+        )
+    return first_reason(profile_reason(node, spec, [x]), u55_reason(node, spec, window, padded_avg=False))
+
+
+def annotate_adaptive_avg_pool2d(node: Node, config: QuantizationConfig) -> None:
+    shared_with_input(node, node.args[0], config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    return lower_pool(ctx, node, ts.Op.AVG_POOL2D, _window(node), pad_inside=True)
+
+
+def to_2x2(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, 2)
+
+
+def to_3x4(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, (3, 4))
+
+
+def to_uneven_3x3(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, 3)
+
+
+_EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT")
+
+TEST_CASES = {
+    "6x6_to_2x2": OpTestCase(FunctionModule(to_2x2), random_inputs(0, (1, 8, 6, 6))),
+    "9x8_to_3x4": OpTestCase(FunctionModule(to_3x4), random_inputs(1, (1, 4, 9, 8))),
+    # Windows of 4 step by 4: beyond the U55's pooling stride limit of 3.
+    "8x8_to_2x2": OpTestCase(FunctionModule(to_2x2), random_inputs(3, (1, 8, 8, 8)), cpu_targets=("u55_INT",)),
+    "8x8_to_3x3_uneven": OpTestCase(
+        FunctionModule(to_uneven_3x3), random_inputs(2, (1, 4, 8, 8)), cpu_targets=_EVERY_TARGET
+    ),
+}
+
+OP = ArmOp(
+    name="adaptive_avg_pool2d",
+    edge_targets=(exir_ops.edge.aten._adaptive_avg_pool2d.default,),
+    aten_targets=(torch.ops.aten.adaptive_avg_pool2d.default,),
+    support=support,
+    annotate=annotate_adaptive_avg_pool2d,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
