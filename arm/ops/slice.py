@@ -1,0 +1,86 @@
+"""aten.slice_copy (x[a:b] along one dim, step 1) -> TOSA SLICE; quantized, the output keeps the input's grid."""
+
+from __future__ import annotations
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.registry import ArmOp
+from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, slice_tensor
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+_DEFAULTS = (0, None, None, 1)  # dim, start, end, step
+
+
+def _arguments(node: Node) -> tuple[int, int, int]:
+    """(dim, start, step) with dim and start normalized as Python slicing does."""
+    dim, start, _, step = (*node.args[1:], *_DEFAULTS[len(node.args) - 1 :])
+    shape = shape_of(node.args[0])
+    dim %= len(shape)
+    start = 0 if start is None else start
+    start = min(max(start + shape[dim] if start < 0 else start, 0), shape[dim])
+    return dim, start, step
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    _, _, step = _arguments(node)
+    return first_reason(
+        f"{describe(node)}: step {step} is not lowered (TOSA SLICE takes every element)" if step != 1 else None,
+        profile_reason(node, spec, [node.args[0]]),
+        rank_reason(node, shape_of(node)),
+    )
+
+
+def annotate_slice(node: Node, config: QuantizationConfig) -> None:
+    shared_with_input(node, node.args[0], config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    dim, start, _ = _arguments(node)
+    value = ctx.value(node.args[0])
+    if ctx.spec.is_int:
+        value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    begin = [start if axis == dim else 0 for axis in range(value.rank)]
+    # The size comes from the node's meta, which already clamps the end as Python slicing does.
+    return slice_tensor(ctx.graph, value, begin, shape_of(node), name=node.name)
+
+
+def channels_1_to_3(x: torch.Tensor) -> torch.Tensor:
+    return x[:, 1:3]
+
+
+def tail_negative(x: torch.Tensor) -> torch.Tensor:
+    return x[..., -4:]
+
+
+def rows_clamped_end(x: torch.Tensor) -> torch.Tensor:
+    return x[2:100]
+
+
+def two_dims(x: torch.Tensor) -> torch.Tensor:
+    return x[:, :, 1:5, 2:]
+
+
+TEST_CASES = {
+    "channels": OpTestCase(FunctionModule(channels_1_to_3), random_inputs(0, (1, 6, 8, 8))),
+    "negative_start": OpTestCase(FunctionModule(tail_negative), random_inputs(1, (2, 3, 10))),
+    "end_past_size": OpTestCase(FunctionModule(rows_clamped_end), random_inputs(2, (7, 12))),
+    "two_dims": OpTestCase(FunctionModule(two_dims), random_inputs(3, (1, 4, 8, 9))),
+}
+
+OP = ArmOp(
+    name="slice",
+    edge_targets=(exir_ops.edge.aten.slice_copy.Tensor,),
+    aten_targets=(torch.ops.aten.slice.Tensor, torch.ops.aten.slice_copy.Tensor),
+    support=support,
+    annotate=annotate_slice,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
