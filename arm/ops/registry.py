@@ -28,7 +28,7 @@ Annotator = Callable[[Node, "QuantizationConfig"], None]
 Lowering = Callable[[Node, "LoweringContext"], "TosaValue"]
 
 # Modules of arm/ops/ that define an ``OP``; the order is the order op_names() reports.
-_OP_MODULES = ("add", "sub", "mul", "relu", "conv2d", "linear", "view", "permute", "softmax", "batch_norm", "getitem", "layer_norm", "log_softmax", "sigmoid", "avg_pool2d", "max_pool2d", "cat", "pad", "slice", "select", "squeeze", "unsqueeze", "mean", "sum", "tanh", "hardsigmoid", "hardswish", "silu", "gelu", "clamp", "div", "reciprocal", "neg", "abs", "log", "exp", "compare", "where", "rsqrt", "leaky_relu", "maximum", "minimum")
+_OP_MODULES = ("add", "sub", "mul", "relu", "conv2d", "linear", "view", "permute", "softmax", "batch_norm", "getitem", "layer_norm", "log_softmax", "sigmoid", "avg_pool2d", "max_pool2d", "cat", "pad", "slice", "select", "squeeze", "unsqueeze", "mean", "sum", "tanh", "hardsigmoid", "hardswish", "silu", "gelu", "clamp", "div", "reciprocal", "neg", "abs", "log", "exp", "compare", "where", "rsqrt", "leaky_relu", "maximum", "minimum", "adaptive_avg_pool2d", "upsample_nearest2d", "upsample_bilinear2d", "embedding", "index_select", "matmul", "transpose_conv2d")
 
 
 @dataclasses.dataclass(frozen=True)
