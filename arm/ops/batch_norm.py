@@ -23,7 +23,7 @@ from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
 from arm.ops.op_test_case import OpTestCase, random_inputs
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.unary import fp_add, fp_mul
+from arm.ops.unary import fp_add, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -57,6 +57,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         f"{describe(node)}: input rank {rank} has no channel dim" if rank < 2 else None,
         rank_reason(node, shape_of(x)),
         profile_reason(node, spec, [x]),
+        int8_reason(node, spec, [x]),
     )
 
 

@@ -31,7 +31,7 @@ from arm.ops.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_eve
 from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.unary import fp_add, fp_mul
+from arm.ops.unary import fp_add, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -72,6 +72,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     count = _normalized_count(node)
     return first_reason(
         profile_reason(node, spec, [x]),
+        int8_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
         (
             f"{describe(node)}: normalizing over {count} elements exceeds the {MAX_NORMALIZED_ELEMENTS} the "

@@ -33,7 +33,7 @@ from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, first_reason, profile_reason, rank_reason
 from arm.ops.table import INT8_VALUES
-from arm.ops.unary import emit_unary, fp_mul
+from arm.ops.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -62,6 +62,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     half_to_float = len(node.args) > 2 and node.args[2]
     return first_reason(
         profile_reason(node, spec, [x]),
+        int8_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
         f"{describe(node)}: half_to_float is not supported" if half_to_float else None,
         (
