@@ -21,14 +21,14 @@ int report(const Status& status, char* error, size_t capacity) {
 
 }  // namespace
 
-extern "C" int pte_npu_model_run(uint32_t macs_per_cycle, const uint8_t* payload, size_t payload_size,
+extern "C" int pte_npu_model_run(const char* npu, const uint8_t* payload, size_t payload_size,
                                  const PteNpuRegion* regions, size_t region_count, size_t work_bytes,
                                  PteNpuTraceFn trace, void* trace_context, char* error, size_t error_capacity) {
-  const pte::npu_model::NpuArchitecture* architecture = pte::npu_model::ethos_u55(macs_per_cycle);
+  const pte::npu_model::NpuArchitecture* architecture = pte::npu_model::find_architecture(npu);
   if (architecture == nullptr) {
     return report(Status::failure(Error::kInvalidArgument,
-                                  "no Ethos-U55 has %lu MACs per cycle (choose 32, 64, 128 or 256)",
-                                  static_cast<unsigned long>(macs_per_cycle)),
+                                  "unknown NPU '%s' (choose ethos-u55-32/64/128/256 or ethos-u85-128/256/512/1024/2048)",
+                                  npu),
                   error, error_capacity);
   }
   if (region_count > pte::ethosu::kNpuRegionCount) {

@@ -17,10 +17,11 @@ typedef struct {
 
 typedef void (*PteNpuTraceFn)(void* context, const char* line);
 
-/* Runs Vela's command payload (a bin stream's cmd_data) on an Ethos-U55 with `macs_per_cycle` MACs.
- * `work_bytes` of host memory back the model's operations. `trace` may be NULL. Returns 0 on success;
- * otherwise the runtime's error code, with the message in `error` (NUL-terminated, truncated). */
-int pte_npu_model_run(uint32_t macs_per_cycle, const uint8_t* payload, size_t payload_size,
+/* Runs Vela's command payload (a bin stream's cmd_data) on the NPU named `npu` ("ethos-u55-128",
+ * "ethos-u85-256", ...). `work_bytes` of host memory back the model's operations. `trace` may be NULL.
+ * Returns 0 on success; otherwise the runtime's error code, with the message in `error`
+ * (NUL-terminated, truncated). */
+int pte_npu_model_run(const char* npu, const uint8_t* payload, size_t payload_size,
                       const PteNpuRegion* regions, size_t region_count, size_t work_bytes, PteNpuTraceFn trace,
                       void* trace_context, char* error, size_t error_capacity);
 

@@ -1,7 +1,6 @@
 #include "runtime/npu_model/command_reader.h"
 
 #include "runtime/core/decimal_text.h"
-#include "runtime/npu_model/u55_commands.h"
 
 namespace pte {
 namespace npu_model {
@@ -17,10 +16,6 @@ uint32_t read_word(const uint8_t* p) {
 }
 
 }  // namespace
-
-const char* Command::name() const { return is_cmd1 ? cmd1_name(opcode) : cmd0_name(opcode); }
-
-bool Command::is_operation() const { return !is_cmd1 && npu_model::is_operation(opcode); }
 
 Result<Command> CommandReader::next() {
   Command command = {};
@@ -41,20 +36,21 @@ Result<Command> CommandReader::next() {
                            static_cast<unsigned long>(control));
   }
   command.is_cmd1 = control == kControlCmd1;
-  if (command.name() == nullptr) {
+  command.name = command.is_cmd1 ? commands_.cmd1_name(command.opcode) : commands_.cmd0_name(command.opcode);
+  if (command.name == nullptr) {
     return Status::failure(Error::kInvalidDelegateBlob, "unknown %s opcode 0x%03lx (word 0x%08lx) at byte %lu",
                            command.is_cmd1 ? "cmd1" : "cmd0", static_cast<unsigned long>(command.opcode),
                            static_cast<unsigned long>(word), as_ulong(command.offset));
   }
   if (reserved != 0) {
     return Status::failure(Error::kInvalidDelegateBlob, "%s at byte %lu has reserved bits set (word 0x%08lx)",
-                           command.name(), as_ulong(command.offset), static_cast<unsigned long>(word));
+                           command.name, as_ulong(command.offset), static_cast<unsigned long>(word));
   }
   if (command.is_cmd1) {
     if (words_.size() - position_ < 4) {
       return Status::failure(Error::kInvalidDelegateBlob,
                              "%s at byte %lu is missing its payload word: the stream ends after the first word",
-                             command.name(), as_ulong(command.offset));
+                             command.name, as_ulong(command.offset));
     }
     command.data = read_word(words_.data() + position_);
     position_ += 4;

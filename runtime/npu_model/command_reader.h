@@ -6,6 +6,7 @@
 
 #include "runtime/core/result.h"
 #include "runtime/core/span.h"
+#include "runtime/npu_model/command_set.h"
 
 namespace pte {
 namespace npu_model {
@@ -20,16 +21,19 @@ struct Command {
   uint16_t param;
   // cmd1: the 32-bit payload word.
   uint32_t data;
-
   // "NPU_OP_CONV", "NPU_SET_IFM_BASE0", ...
-  const char* name() const;
-  bool is_operation() const;
+  const char* name;
+
+  // Opcode bit 8 is clear for cmd0 operations and set for cmd1 ones (NPU_OP_BRANCH).
+  bool is_operation() const { return is_cmd1 ? (opcode & 0x100) != 0 : (opcode & 0x100) == 0; }
 };
 
 class CommandReader {
  public:
-  // `words` is the register command stream; `base_offset` is its byte offset in the payload.
-  CommandReader(Span<const uint8_t> words, size_t base_offset) : words_(words), base_offset_(base_offset) {}
+  // `words` is the register command stream; `base_offset` is its byte offset in the payload; `commands`
+  // names the opcodes the NPU defines.
+  CommandReader(Span<const uint8_t> words, size_t base_offset, const CommandSet& commands)
+      : words_(words), base_offset_(base_offset), commands_(commands) {}
 
   bool at_end() const { return position_ >= words_.size(); }
 
@@ -40,6 +44,7 @@ class CommandReader {
  private:
   Span<const uint8_t> words_;
   size_t base_offset_;
+  const CommandSet& commands_;
   size_t position_ = 0;
 };
 

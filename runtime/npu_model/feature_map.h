@@ -41,9 +41,16 @@ class FeatureMap {
   uint32_t region() const { return region_; }
   uint64_t base() const { return base_[0]; }
 
-  // Element access by coordinates, and by pointer for loops that walk a pixel's channels:
+  // Reads come from a chaining buffer's dense values instead of memory (U85 chained storage).
+  void bind_chained(const int64_t* values) { chained_ = values; }
+  bool chained() const { return chained_ != nullptr; }
+
+  // Element access by coordinates, and (memory only) by pointer for loops that walk a pixel's channels:
   // pixel(y, x) + channel_offset(c) addresses element (y, x, c).
-  int64_t read(int y, int x, int c) const { return load(pixel(y, x) + channel_offset(c)); }
+  int64_t read(int y, int x, int c) const {
+    if (chained_ != nullptr) return chained_[(static_cast<size_t>(y) * extent_.width + x) * extent_.depth + c];
+    return load(pixel(y, x) + channel_offset(c));
+  }
   void write(int y, int x, int c, int64_t value) const { store(pixel(y, x) + channel_offset(c), value); }
   uint8_t* pixel(int y, int x) const { return region_data_ + pixel_offset(y, x); }
   int64_t channel_offset(int c) const {
@@ -90,6 +97,7 @@ class FeatureMap {
   int32_t zero_point_ = 0;
   Extent extent_ = {};
   uint8_t* region_data_ = nullptr;
+  const int64_t* chained_ = nullptr;
 };
 
 }  // namespace npu_model

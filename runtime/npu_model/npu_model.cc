@@ -4,7 +4,7 @@
 #include "runtime/core/decimal_text.h"
 #include "runtime/npu_model/driver_payload.h"
 #include "runtime/npu_model/memory.h"
-#include "runtime/npu_model/operations/operations.h"
+#include "runtime/npu_model/operation_context.h"
 
 namespace pte {
 namespace npu_model {
@@ -12,7 +12,17 @@ namespace {
 
 constexpr size_t kTraceLineCapacity = 512;
 
+size_t chain_bytes(const NpuArchitecture& architecture, Span<uint8_t> work_memory) {
+  return architecture.product == NpuProduct::kEthosU85 ? work_memory.size() / 4 : 0;
+}
+
 }  // namespace
+
+NpuModel::NpuModel(const NpuArchitecture& architecture, Span<uint8_t> work_memory)
+    : architecture_(architecture),
+      work_memory_(work_memory.subspan(chain_bytes(architecture, work_memory),
+                                       work_memory.size() - chain_bytes(architecture, work_memory))),
+      chains_(work_memory.subspan(0, chain_bytes(architecture, work_memory))) {}
 
 Status NpuModel::run(Span<const uint8_t> payload, Span<const ethosu::NpuRegion> regions) {
   PTE_ASSIGN_OR_RETURN(const DriverPayload driver_payload, parse_driver_payload(payload));
@@ -29,8 +39,9 @@ Status NpuModel::run(Span<const uint8_t> payload, Span<const ethosu::NpuRegion> 
 
 Status NpuModel::run_commands(Span<const uint8_t> commands, size_t offset, Span<const ethosu::NpuRegion> regions) {
   registers_.reset();
+  chains_.reset();
   const NpuMemory memory(regions, Span<uint8_t>(shram_, architecture_.shram_bytes));
-  CommandReader reader(commands, offset);
+  CommandReader reader(commands, offset, *architecture_.commands);
   while (!reader.at_end()) {
     PTE_ASSIGN_OR_RETURN(const Command command, reader.next());
     if (!command.is_operation()) {
@@ -39,12 +50,12 @@ Status NpuModel::run_commands(Span<const uint8_t> commands, size_t offset, Span<
       continue;
     }
     trace(command);
-    const OperationFn run = find_operation(command.opcode);
+    const OperationFn run = architecture_.commands->find_operation(command);
     if (run == nullptr) return Status();  // NPU_OP_STOP
     BumpArena scratch(work_memory_);
-    const OperationContext context{command, registers_, memory, architecture_, scratch};
+    const OperationContext context{command, registers_, memory, architecture_, scratch, chains_};
     Status status = run(context);
-    if (!status.ok()) return std::move(status).with_context("%s at byte %lu", command.name(), as_ulong(command.offset));
+    if (!status.ok()) return std::move(status).with_context("%s at byte %lu", command.name, as_ulong(command.offset));
   }
   return Status::failure(Error::kInvalidDelegateBlob, "the command stream ends at byte %lu without NPU_OP_STOP",
                          as_ulong(offset + commands.size()));
@@ -53,7 +64,7 @@ Status NpuModel::run_commands(Span<const uint8_t> commands, size_t offset, Span<
 void NpuModel::trace(const Command& command) {
   if (trace_.write == nullptr) return;
   char line[kTraceLineCapacity];
-  describe_command(command, registers_, line, sizeof(line));
+  describe_command(command, registers_, *architecture_.commands, line, sizeof(line));
   trace_.write(trace_.context, line);
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/core/status.h"
 #include "runtime/delegate/ethosu/npu_driver.h"
 #include "runtime/npu_model/architecture.h"
+#include "runtime/npu_model/chain_buffers.h"
 #include "runtime/npu_model/register_file.h"
 #include "runtime/npu_model/trace.h"
 
@@ -25,10 +26,9 @@ class NpuModel {
   // Largest SHRAM of any modelled configuration.
   static constexpr size_t kMaxShramBytes = 48 * 1024;
 
-  // `work_memory` is reused by every operation for decoded weights and its IFM; an operation that
-  // needs more fails with kArenaTooSmall.
-  NpuModel(const NpuArchitecture& architecture, Span<uint8_t> work_memory)
-      : architecture_(architecture), work_memory_(work_memory) {}
+  // `work_memory` is reused by every operation for decoded weights and its IFM (an operation that needs
+  // more fails with kArenaTooSmall); on the U85 a quarter of it holds chained results.
+  NpuModel(const NpuArchitecture& architecture, Span<uint8_t> work_memory);
 
   // Writes a line per command to `sink` while running (nullptr write function: no trace).
   void set_trace(TraceSink sink) { trace_ = sink; }
@@ -44,6 +44,7 @@ class NpuModel {
 
   const NpuArchitecture& architecture_;
   Span<uint8_t> work_memory_;
+  ChainBuffers chains_;
   RegisterFile registers_;
   uint8_t shram_[kMaxShramBytes] = {};
   TraceSink trace_ = {nullptr, nullptr};

@@ -1,12 +1,13 @@
 // The NPU model on handmade command streams: the driver payload and command checks, errors that name
-// the command and its byte offset, DMA and an elementwise add end to end, the trace, the rescaler's
-// roundings and the weight decoder. Real Vela streams are checked against the TOSA reference model by
+// the command and its byte offset, DMA and an elementwise add end to end (U55 and U85), the trace, the
+// rescaler's roundings and the weight decoder. Real Vela streams are checked against the TOSA reference model by
 // arm/ethosu/npu_model/oracle_test.py.
 #include <cstring>
 
 #include "runtime/npu_model/mlw_decoder.h"
 #include "runtime/npu_model/npu_model.h"
 #include "runtime/npu_model/rescale.h"
+#include "runtime/npu_model/u85_commands.h"
 #include "runtime/testing/unit_test.h"
 
 namespace pte {
@@ -32,8 +33,9 @@ class StreamBuilder {
     return *this;
   }
 
-  Span<const uint8_t> payload(uint32_t log2_macs = kLog2Macs128) {
-    const uint32_t header[] = {0x31504F43, 0x00010001, log2_macs | 24u << 8, 0, 5, 5, 5,
+  // `product`: 0 for the Ethos-U55, 2 for the U85 (the config word's bits 28-31).
+  Span<const uint8_t> payload(uint32_t log2_macs = kLog2Macs128, uint32_t product = 0) {
+    const uint32_t header[] = {0x31504F43, 0x00010001, log2_macs | 24u << 8 | product << 28, 0, 5, 5, 5,
                                2u | static_cast<uint32_t>(count_) << 16};
     size_t size = 0;
     for (uint32_t value : header) put(value, &size);
@@ -51,7 +53,9 @@ class StreamBuilder {
   uint8_t bytes_[2048] = {};
 };
 
-uint8_t g_work[1 << 20];
+// The streams here need no weights: a little work memory each.
+uint8_t g_work[64 << 10];
+uint8_t g_u85_work[64 << 10];
 
 NpuModel& model() {
   static NpuModel instance(*ethos_u55(128), Span<uint8_t>(g_work, sizeof(g_work)));
@@ -194,6 +198,49 @@ TEST(trace_names_each_command_its_offset_and_operands) {
   EXPECT_TRUE(std::strstr(trace.lines[20], "NPU_OP_ELEMENTWISE add ifm r1+0 s8 NHWC zp=0 depth=4 ifm2 scalar=3") != nullptr);
   EXPECT_TRUE(std::strstr(trace.lines[20], "-> ofm r1+4 1x1x4 s8 NHWC zp=0 scale=global") != nullptr);
   EXPECT_TRUE(std::strstr(trace.lines[21], "NPU_OP_STOP") != nullptr);
+}
+
+NpuModel& u85_model() {
+  static NpuModel instance(*ethos_u85(256), Span<uint8_t>(g_u85_work, sizeof(g_u85_work)));
+  return instance;
+}
+
+TEST(a_u55_stream_is_rejected_by_the_u85_model) {
+  StreamBuilder stream;
+  EXPECT_ERROR(u85_model().run(stream.stop().payload(8), Span<const ethosu::NpuRegion>()), Error::kInvalidDelegateBlob,
+               "compiled for Ethos-U55 with 256 MACs per cycle; this model is an Ethos-U85-256");
+}
+
+TEST(u85_elementwise_add_rescales_each_operand) {
+  // OFM = (IFM * 2) + OP_SCALAR 3 on a 1x1x4 int8 tensor: IFM_SCALE doubles, natural rounding.
+  int8_t scratch[8] = {-128, -1, 50, 100};
+  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+  constexpr uint16_t kNatural = 1 << 13;
+  StreamBuilder stream;
+  stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_IFM_BASE0, 0)
+      .cmd0(Cmd0::NPU_SET_IFM_DEPTH_M1, 3)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_X, 4)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_Y, 4)
+      .cmd0(Cmd0::NPU_SET_IFM_PRECISION, 1)
+      .cmd0(Cmd0::NPU_SET_OFM_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_OFM_BASE0, 4)
+      .cmd0(Cmd0::NPU_SET_OFM_DEPTH_M1, 3)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_X, 4)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_Y, 4)
+      .cmd0(Cmd0::NPU_SET_OFM_PRECISION, 1 | 1 << 8)
+      .cmd0(Cmd0::NPU_SET_ACTIVATION_MIN, 0xff80)
+      .cmd0(Cmd0::NPU_SET_ACTIVATION_MAX, 0x7f)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_OFM_SCALE), 1, kNatural)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_IFM_SCALE), 2, kNatural)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_IFM2_SCALE), 1, kNatural)
+      .cmd0(Cmd0::NPU_SET_IFM2_PRECISION, 1)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_OP_SCALAR), 3)
+      .cmd0(static_cast<Cmd0>(u85::Cmd0::NPU_SET_IFM2_BROADCAST), 8)
+      .cmd0(Cmd0::NPU_OP_ELEMENTWISE, 1)
+      .stop();
+  EXPECT_OK(u85_model().run(stream.payload(8, 2), Span<const ethosu::NpuRegion>(regions)));
+  EXPECT_TRUE(scratch[4] == -128 && scratch[5] == 1 && scratch[6] == 103 && scratch[7] == 127);
 }
 
 TEST(rescale_rounds_natural_double_and_truncate) {

@@ -4,6 +4,7 @@
 
 #include "runtime/core/arena.h"
 #include "runtime/npu_model/architecture.h"
+#include "runtime/npu_model/chain_buffers.h"
 #include "runtime/npu_model/command_reader.h"
 #include "runtime/npu_model/memory.h"
 #include "runtime/npu_model/register_file.h"
@@ -18,6 +19,8 @@ struct OperationContext {
   const NpuArchitecture& architecture;
   // Emptied before every operation.
   BumpArena& scratch;
+  // The U85's chaining buffers (kept across operations).
+  ChainBuffers& chains;
 };
 
 }  // namespace npu_model

@@ -11,9 +11,16 @@ namespace npu_model {
 
 enum class DataFormat : uint8_t { kNhwc = 0, kNhcwb16 = 1 };
 
-// How a scaled value is shifted down: TOSA's double rounding (the U55's "TFL" mode), truncation
-// towards zero, or round half up.
-enum class RoundMode : uint8_t { kDouble = 0, kTruncate = 1, kNatural = 2 };
+// How a scaled value is shifted down. The U55 has the first three (its register values); the U85 adds
+// the others and a double-rounding position (see rescale.h).
+enum class RoundMode : uint8_t {
+  kDouble = 0,             // TOSA's double_round: half away from zero across a 31-bit boundary
+  kTruncate = 1,           // towards zero
+  kNatural = 2,            // half up
+  kDoubleAsymmetric = 3,   // double rounding, ties up
+  kSymmetric = 4,          // half away from zero
+  kTruncateToLower = 5,    // floor
+};
 
 struct Precision {
   bool is_signed;

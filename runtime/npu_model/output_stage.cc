@@ -1,6 +1,7 @@
 #include "runtime/npu_model/output_stage.h"
 
 #include "runtime/npu_model/rescale.h"
+#include "runtime/npu_model/u85_registers.h"
 
 namespace pte {
 namespace npu_model {
@@ -60,6 +61,41 @@ Result<OutputStage> OutputStage::create(const OperationContext& context, const F
     return Status::failure(Error::kDelegateFailed, "unknown activation function %lu",
                            static_cast<unsigned long>(function));
   }
+  return stage;
+}
+
+Result<OutputStage> OutputStage::create_u85(const OperationContext& context, const Precision& ofm,
+                                            int32_t zero_point) {
+  OutputStage stage;
+  const u85::ActivationRegister activation = u85::activation(context.registers, ofm);
+  stage.zero_point_ = zero_point;
+  stage.low_ = ofm.min();
+  stage.high_ = ofm.max();
+  if (activation.clamp) {
+    stage.low_ = activation.min > stage.low_ ? activation.min : stage.low_;
+    stage.high_ = activation.max < stage.high_ ? activation.max : stage.high_;
+  }
+  switch (activation.function) {
+    case u85::kLutNone:
+      return stage;
+    case u85::kLutS8ToS8:
+    case u85::kLutU8ToU8:
+      stage.lut_bytes_ = kLut8Bytes;
+      stage.lut_signed_ = activation.function == u85::kLutS8ToS8;
+      break;
+    case u85::kLutS16ToS16:
+    case u85::kLutTanh:
+    case u85::kLutSigmoid:
+      stage.lut_bytes_ = kLut16Bytes;
+      break;
+    default:
+      return Status::failure(Error::kNotSupported, "lookup table kind %lu (8-bit to 16/32-bit) is not modelled",
+                             static_cast<unsigned long>(activation.function));
+  }
+  // Tables sit at multiples of their own size in the LUT RAM.
+  PTE_ASSIGN_OR_RETURN(uint8_t * table, context.memory.shram_bytes(activation.table * stage.lut_bytes_,
+                                                                   stage.lut_bytes_, "the lookup table"));
+  stage.lut_ = table;
   return stage;
 }
 

@@ -15,8 +15,12 @@ namespace npu_model {
 
 class OutputStage {
  public:
-  // kNotSupported for the built-in tanh/sigmoid functions, kDelegateFailed for an unknown function.
+  // The U55's (NPU_SET_ACTIVATION with 8 LUT slots in SHRAM): kNotSupported for the built-in
+  // tanh/sigmoid functions, kDelegateFailed for an unknown function.
   static Result<OutputStage> create(const OperationContext& context, const FeatureMap& ofm);
+  // The U85's (a LUT kind and slot in the LUT RAM, an optional 16-bit clamp). `ofm` gives the output's
+  // type and zero point.
+  static Result<OutputStage> create_u85(const OperationContext& context, const Precision& ofm, int32_t zero_point);
 
   // The value to store for a result that has been scaled but not yet offset by the zero point.
   int64_t finish(int64_t scaled) const {

@@ -20,8 +20,7 @@ void RegisterFile::write(const Command& command) {
   }
 }
 
-int64_t RegisterFile::stride(Cmd1 reg) const {
-  const uint64_t raw = address(reg);
+int64_t sign_extend_40(uint64_t raw) {
   constexpr uint64_t kSignBit = uint64_t{1} << 39;
   return (raw & kSignBit) != 0 ? static_cast<int64_t>(raw) - static_cast<int64_t>(kSignBit << 1)
                                : static_cast<int64_t>(raw);

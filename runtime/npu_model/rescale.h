@@ -11,11 +11,14 @@ namespace pte {
 namespace npu_model {
 
 // (value * scale.multiplier + rounding) >> scale.shift, where rounding is
-//   kNatural:  2^(shift-1)                                        (round half up)
-//   kDouble:   2^(shift-1) + (shift > 31 ? +-2^30 : 0), the sign of value   (TOSA's double_round)
-//   kTruncate: value < 0 ? 2^shift - 1 : 0                         (towards zero)
-// saturated to the int64 range.
-inline int64_t apply_scale(int64_t value, Scale scale, RoundMode mode);
+//   kNatural:          2^(shift-1)                                  (round half up)
+//   kSymmetric:        2^(shift-1), less 1 for negative values      (half away from zero)
+//   kDouble:           2^(shift-1) + (shift > 31 - d ? +-2^(30-d) : 0), signed like the value
+//   kDoubleAsymmetric: 2^(shift-1) + (shift > 31 - d ? 2^(30-d) : 0)
+//   kTruncate:         value < 0 ? 2^shift - 1 : 0                  (towards zero)
+//   kTruncateToLower:  0                                            (floor)
+// with d = `double_round` (0 for TOSA's apply_scale_32), saturated to the int64 range.
+inline int64_t apply_scale(int64_t value, Scale scale, RoundMode mode, int double_round = 0);
 
 inline int64_t saturate(int64_t value, int64_t low, int64_t high) {
   return value < low ? low : (value > high ? high : value);
@@ -26,20 +29,30 @@ namespace detail {
 int64_t apply_scale_wide(int64_t value, Scale scale, int64_t rounding);
 }  // namespace detail
 
-inline int64_t apply_scale(int64_t value, Scale scale, RoundMode mode) {
+inline int64_t apply_scale(int64_t value, Scale scale, RoundMode mode, int double_round) {
   const int shift = scale.shift;
   const bool negative = value < 0;
+  const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+  const int64_t second = shift > 31 - double_round ? int64_t{1} << (30 - double_round) : 0;
   int64_t rounding = 0;
   switch (mode) {
     case RoundMode::kNatural:
-      rounding = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+      rounding = half;
+      break;
+    case RoundMode::kSymmetric:
+      rounding = negative && half > 0 ? half - 1 : half;
       break;
     case RoundMode::kDouble:
-      rounding = shift > 0 ? int64_t{1} << (shift - 1) : 0;
-      if (shift > 31) rounding += negative ? -(int64_t{1} << 30) : (int64_t{1} << 30);
+      rounding = half + (negative ? -second : second);
+      break;
+    case RoundMode::kDoubleAsymmetric:
+      rounding = half + second;
       break;
     case RoundMode::kTruncate:
       rounding = negative && shift > 0 ? (int64_t{1} << shift) - 1 : 0;
+      break;
+    case RoundMode::kTruncateToLower:
+      rounding = 0;
       break;
   }
   // The product and rounding fit 64 bits for values of up to 29 bits (any shift), or of 32 bits with a

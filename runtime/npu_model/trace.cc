@@ -9,27 +9,17 @@
 
 namespace pte {
 namespace npu_model {
-namespace {
 
-// Appends printf-formatted text to a fixed buffer, truncating when it is full.
-class LineWriter {
- public:
-  LineWriter(char* line, size_t capacity) : line_(line), capacity_(capacity) { line_[0] = '\0'; }
+LineWriter::LineWriter(char* line, size_t capacity) : line_(line), capacity_(capacity) { line_[0] = '\0'; }
 
-  void add(const char* format, ...) PTE_PRINTF_FORMAT(2, 3) {
-    if (length_ + 1 >= capacity_) return;
-    va_list args;
-    va_start(args, format);
-    const int written = std::vsnprintf(line_ + length_, capacity_ - length_, format, args);
-    va_end(args);
-    if (written > 0) length_ = length_ + static_cast<size_t>(written) < capacity_ ? length_ + written : capacity_ - 1;
-  }
-
- private:
-  char* line_;
-  size_t capacity_;
-  size_t length_ = 0;
-};
+void LineWriter::add(const char* format, ...) {
+  if (length_ + 1 >= capacity_) return;
+  va_list args;
+  va_start(args, format);
+  const int written = std::vsnprintf(line_ + length_, capacity_ - length_, format, args);
+  va_end(args);
+  if (written > 0) length_ = length_ + static_cast<size_t>(written) < capacity_ ? length_ + written : capacity_ - 1;
+}
 
 const char* precision_text(const Precision& precision) {
   static const char* const kNames[2][4] = {{"u8", "u16", "u32", "u64"}, {"s8", "s16", "s32", "s64"}};
@@ -49,9 +39,17 @@ const char* round_text(RoundMode mode) {
       return "truncate";
     case RoundMode::kNatural:
       return "natural";
+    case RoundMode::kDoubleAsymmetric:
+      return "double-asymmetric";
+    case RoundMode::kSymmetric:
+      return "symmetric";
+    case RoundMode::kTruncateToLower:
+      return "floor";
   }
   return "?";
 }
+
+namespace {
 
 void add_ifm(LineWriter& out, const RegisterFile& r) {
   const Precision p = ifm_precision(r).precision;
@@ -93,7 +91,7 @@ void add_weights(LineWriter& out, const RegisterFile& r) {
           DecimalText(r.address(Cmd1::NPU_SET_SCALE_LENGTH)).c_str(), r.get(Cmd0::NPU_SET_OFM_BLK_DEPTH_M1) + 1u);
 }
 
-void add_operation(LineWriter& out, const Command& command, const RegisterFile& r) {
+void add_u55_operation(LineWriter& out, const Command& command, const RegisterFile& r) {
   static const char* const kPoolModes[] = {"max", "average", "reduce_sum"};
   static const char* const kElementwiseModes[] = {"mul", "add", "sub", "min", "max", "lrelu", "abs", "clz", "shr", "shl"};
   switch (static_cast<Cmd0>(command.opcode)) {
@@ -146,11 +144,19 @@ void add_operation(LineWriter& out, const Command& command, const RegisterFile& 
 
 }  // namespace
 
-void describe_command(const Command& command, const RegisterFile& registers, char* line, size_t capacity) {
+void describe_u55_operation(const Command& command, const RegisterFile& registers, char* line, size_t capacity) {
   LineWriter out(line, capacity);
-  out.add("%6lu %s", as_ulong(command.offset), command.name());
+  add_u55_operation(out, command, registers);
+}
+
+void describe_command(const Command& command, const RegisterFile& registers, const CommandSet& commands, char* line,
+                      size_t capacity) {
+  LineWriter out(line, capacity);
+  out.add("%6lu %s", as_ulong(command.offset), command.name);
   if (command.is_operation()) {
-    add_operation(out, command, registers);
+    char operands[384];
+    commands.describe_operation(command, registers, operands, sizeof(operands));
+    out.add("%s", operands);
   } else if (command.is_cmd1) {
     out.add(" %lu", static_cast<unsigned long>(command.data));
     if (command.param != 0) out.add(" (param %u)", command.param);

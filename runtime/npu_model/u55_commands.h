@@ -2,8 +2,8 @@
 // the model decodes, traces and names in errors comes from these lists.
 //
 // A command is one 32-bit word (cmd0: a 10-bit opcode and a 16-bit payload) or two (cmd1: the opcode,
-// a 16-bit parameter in the first word and a 32-bit payload in the second). Opcodes with bit 8 clear
-// are operations (NPU_OP_*); the rest set a register (NPU_SET_*). Values are those of Arm's interface
+// a 16-bit parameter in the first word and a 32-bit payload in the second). cmd0 opcodes with bit 8
+// clear are operations (NPU_OP_*); the rest set a register (NPU_SET_*). Values are those of Arm's interface
 // definitions as Vela 5.2.0 emits them.
 #pragma once
 
@@ -129,9 +129,6 @@ constexpr uint16_t kOpcodeCount = 1 << 10;
 // The command's name ("NPU_SET_IFM_BASE0"), or nullptr for an opcode the U55 does not define.
 const char* cmd0_name(uint16_t opcode);
 const char* cmd1_name(uint16_t opcode);
-
-// cmd0 opcodes below 0x100 are operations; the others (and every cmd1) set registers.
-constexpr bool is_operation(uint16_t cmd0_opcode) { return (cmd0_opcode & 0x100) == 0; }
 
 }  // namespace npu_model
 }  // namespace pte

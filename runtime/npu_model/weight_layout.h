@@ -1,15 +1,19 @@
-// Where each value of a decoded U55 weight stream belongs. The NPU consumes weights in the order its
-// MAC array needs them, which Vela's weight encoder produces: OFM blocks of OFM_BLK_DEPTH channels;
-// within a block, IFM blocks of 32 channels (16 for 16-bit IFMs or part-kernel-first traversal), then
-// sub-kernels of up to 8x8 (4x4 with dilation 2), then micro-blocks of the OFM and IFM depth; missing
-// channels and kernel positions are zeros. Unpacking walks the same order and writes each value to its
-// place in a dense OHWI array.
+// Where each value of a decoded weight stream belongs. The NPU consumes weights in the order its MAC
+// array needs them, which Vela's weight encoder produces. On the U55: OFM blocks of OFM_BLK_DEPTH
+// channels; within a block, IFM blocks of 32 channels (16 for 16-bit IFMs or part-kernel-first
+// traversal), then sub-kernels of up to 8x8 (4x4 with dilation 2), then micro-blocks of the OFM and IFM
+// depth. The U85 walks IFM blocks back and forth from one OFM block to the next, sub-kernels column by
+// column, kernel rows in alternating directions (split by the stride for part-kernel-first and
+// depthwise), and OFM micro-blocks in groups of 4 channels. Missing channels and kernel positions are
+// zeros, as is the padding that rounds sub-kernels up. Unpacking walks the same order and writes each
+// value to its place in a dense OHWI array.
 #pragma once
 
 #include <cstdint>
 
 #include "runtime/core/result.h"
 #include "runtime/core/span.h"
+#include "runtime/npu_model/driver_payload.h"
 
 namespace pte {
 namespace npu_model {
@@ -17,6 +21,7 @@ namespace npu_model {
 enum class WeightTraversal : uint8_t { kDepthFirst, kPartKernelFirst, kDepthwise };
 
 struct WeightLayout {
+  NpuProduct generation;
   WeightTraversal traversal;
   // Channels the stream covers (the operation's OFM depth), IFM channels (1 for depthwise) and the
   // kernel without dilation.
@@ -29,9 +34,14 @@ struct WeightLayout {
   // NPU_SET_OFM_BLK_DEPTH_M1 + 1.
   int ofm_block_depth;
   int ifm_bits;
-  // The MAC array's micro-block depths (architecture constants).
+  // The MAC array's micro-block depths (U55: architecture constants; U85: from ACC_FORMAT, IFM unused).
   int ofm_ublock_depth;
   int ifm_ublock_depth;
+  // U85 only: the IFM block depth, the kernel stride, and the MACs per cycle (depthwise padding).
+  int ifm_block_depth;
+  int stride_x;
+  int stride_y;
+  int macs_per_cycle;
 
   size_t dense_size() const {
     return static_cast<size_t>(ofm_depth) * kernel_height * kernel_width * ifm_depth;

@@ -1,7 +1,7 @@
-"""Seconds per inference of a .pte's Ethos-U55 delegates on the host NPU model.
+"""Seconds per inference of a .pte's Ethos-U delegates on the host NPU model.
 
     bazel run -c opt //arm/ethosu/npu_model:benchmark            # MobileNetV2 on Ethos-U55-128
-    python -m arm.ethosu.npu_model.benchmark --pte model.pte --macs 128 --runs 5
+    python -m arm.ethosu.npu_model.benchmark --pte model.pte --target ethos-u55-128 --runs 5
 
 Each delegate's command stream runs on zero inputs (the model's time does not depend on the values);
 the report gives the best of ``--runs`` per delegate and their sum. The model is single-threaded.
@@ -48,20 +48,20 @@ def seconds_per_run(npu: NpuModel, bin_stream: bytes, runs: int) -> float:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pte", type=Path, required=True, help="an Ethos-U55 .pte")
-    parser.add_argument("--macs", type=int, default=128, help="MACs per cycle of the U55 it was compiled for")
+    parser.add_argument("--pte", type=Path, required=True, help="an Ethos-U .pte")
+    parser.add_argument("--target", default="ethos-u55-128", help="the Ethos-U target it was compiled for")
     parser.add_argument("--runs", type=int, default=5, help="runs per delegate; the best one counts")
     args = parser.parse_args(argv)
     streams = ethos_u_bin_streams(args.pte.read_bytes())
     if not streams:
         parser.error(f"{args.pte} has no {EthosUCompileSpec.backend_id} delegate")
-    npu = NpuModel(args.macs)
+    npu = NpuModel(args.target)
     total = 0.0
     for index, stream in enumerate(streams):
         seconds = seconds_per_run(npu, stream, args.runs)
         total += seconds
         print(f"delegate {index}: {seconds:.3f} s ({len(parse_bin_stream(stream).cmd_data)} command bytes)")
-    print(f"{args.pte.name} on the Ethos-U55-{args.macs} model: {total:.3f} s per inference (best of {args.runs})")
+    print(f"{args.pte.name} on the {args.target} model: {total:.3f} s per inference (best of {args.runs})")
     return 0
 
 

@@ -66,10 +66,10 @@ class NpuRun:
 
 
 class NpuModel:
-    """An Ethos-U55 with ``macs_per_cycle`` MACs (32, 64, 128 or 256), loaded from the C API library."""
+    """The NPU ``target`` (an Ethos-U target name such as ``"ethos-u55-128"``), from the C API library."""
 
-    def __init__(self, macs_per_cycle: int = 128, library: Path | None = None, work_bytes: int = DEFAULT_WORK_BYTES):
-        self.macs_per_cycle = macs_per_cycle
+    def __init__(self, target: str = "ethos-u55-128", library: Path | None = None, work_bytes: int = DEFAULT_WORK_BYTES):
+        self.target = target
         self.work_bytes = work_bytes
         self._lib = ctypes.CDLL(str(library or _library_path()))
         self._lib.pte_npu_decode_weights.restype = ctypes.c_long
@@ -83,7 +83,7 @@ class NpuModel:
         ]
         self._lib.pte_npu_model_run.restype = ctypes.c_int
         self._lib.pte_npu_model_run.argtypes = [
-            ctypes.c_uint32,
+            ctypes.c_char_p,
             ctypes.c_char_p,
             ctypes.c_size_t,
             ctypes.POINTER(_Region),
@@ -110,7 +110,7 @@ class NpuModel:
         callback = _TRACE_FN(lambda _, line: lines.append(line.decode())) if trace else _TRACE_FN()
         error = ctypes.create_string_buffer(_ERROR_CAPACITY)
         code = self._lib.pte_npu_model_run(
-            self.macs_per_cycle, payload, len(payload), table, _REGION_COUNT, self.work_bytes, callback, None,
+            self.target.encode(), payload, len(payload), table, _REGION_COUNT, self.work_bytes, callback, None,
             error, _ERROR_CAPACITY,
         )
         if code != 0:

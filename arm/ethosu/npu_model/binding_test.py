@@ -1,5 +1,6 @@
 """The Python binding of the NPU model: Vela's weight encoder round-trips through the model's decoder,
-a run returns its trace, and a broken command stream raises an error naming the command."""
+a run returns its trace, a broken command stream raises an error naming the command, and U55 and U85
+models take their own streams."""
 
 from __future__ import annotations
 
@@ -15,14 +16,20 @@ _HEADER_WORDS = 8
 _STOP = 0xFFFF0000
 
 
-def _payload(commands: list[int], log2_macs: int = 7) -> bytes:
-    header = [0x31504F43, 0x00010001, log2_macs | 24 << 8, 0, 5, 5, 5, 2 | len(commands) << 16]
+def _payload(commands: list[int], log2_macs: int = 7, product: int = 0) -> bytes:
+    """A driver payload for an Ethos-U55 (product 0) or U85 (product 2)."""
+    header = [0x31504F43, 0x00010001, log2_macs | 24 << 8 | product << 28, 0, 5, 5, 5, 2 | len(commands) << 16]
     return np.array(header + commands, dtype="<u4").tobytes()
 
 
 @pytest.fixture(scope="module")
 def npu() -> NpuModel:
-    return NpuModel(128)
+    return NpuModel("ethos-u55-128")
+
+
+@pytest.fixture(scope="module")
+def u85() -> NpuModel:
+    return NpuModel("ethos-u85-256")
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -50,3 +57,13 @@ def test_an_unknown_command_is_an_error_naming_its_offset(npu: NpuModel) -> None
 def test_a_stream_for_another_npu_is_rejected(npu: NpuModel) -> None:
     with pytest.raises(NpuModelError, match="compiled for Ethos-U55 with 64 MACs per cycle; this model is an Ethos-U55-128"):
         npu.run_payload(_payload([_STOP], log2_macs=6), [])
+
+
+def test_a_u85_stream_runs_on_the_u85_model(u85: NpuModel) -> None:
+    trace = u85.run_payload(_payload([_STOP], log2_macs=8, product=2), [], trace=True)
+    assert trace == ["    32 NPU_OP_STOP 65535"]
+
+
+def test_an_unknown_npu_name_is_rejected() -> None:
+    with pytest.raises(NpuModelError, match="unknown NPU 'ethos-u99-1'"):
+        NpuModel("ethos-u99-1").run_payload(_payload([_STOP]), [])

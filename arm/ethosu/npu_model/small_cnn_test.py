@@ -1,8 +1,9 @@
-"""models/small_cnn lowered for Ethos-U55-128: every delegate's command stream on the NPU model equals the
-TOSA reference model bit for bit, for each calibration input."""
+"""models/small_cnn lowered for Ethos-U55-128 and Ethos-U85-256: the delegate's command stream on the NPU
+model equals the TOSA reference model bit for bit, for several inputs. (Ids name the target: -k u55.)"""
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from arm.ethosu.npu_model.binding import NpuModel
@@ -14,13 +15,14 @@ from models.small_cnn import model
 EXTRA_INPUTS = 4
 
 
-def test_small_cnn_matches_tosa_reference_bit_for_bit() -> None:
+@pytest.mark.parametrize("target", ["ethos-u55-128", "ethos-u85-256"], ids=["u55", "u85"])
+def test_small_cnn_matches_tosa_reference_bit_for_bit(target: str) -> None:
     torch.set_num_threads(1)
     spec = model()
-    result = run_flow(spec, resolve_target("ethos-u55-128"), progress=False)
+    result = run_flow(spec, resolve_target(target), progress=False)
     assert len(result.artifacts.tosa) == len(result.artifacts.vela) == 1, result.delegate_ids
     (tosa,), (vela,) = result.artifacts.tosa, result.artifacts.vela
-    npu = NpuModel(128)
+    npu = NpuModel(target)
     for sample in [spec.example_inputs, *spec.calibration_inputs[1 : 1 + EXTRA_INPUTS]]:
         inputs = quantized_inputs(tosa, [tensor.numpy() for tensor in sample])
         differing = [c.describe() for c in compare_delegate(tosa, vela, inputs, npu) if c.mismatches]

@@ -1,4 +1,4 @@
-// NPU_OP_ELEMENTWISE: a binary (IFM op IFM2) or unary (op IFM) function per element, zero points
+// NPU_OP_ELEMENTWISE on the U55: a binary (IFM op IFM2) or unary (op IFM) function per element, zero points
 // removed first. IFM2 may be broadcast along height, width or depth, or be a scalar register; when it
 // is the operation's first operand (ifm2_first) the operands swap. Add and sub scale their operands:
 // in 16-bit mode each is multiplied by its OPA/OPB multiplier; in 32-bit mode one operand is rescaled

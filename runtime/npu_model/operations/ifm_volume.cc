@@ -33,6 +33,10 @@ Result<IfmVolume<T>> gather_ifm(const FeatureMap& ifm, Upscale upscale, BumpAren
     for (int x = 0; x < volume.width; ++x) {
       T* out = values + (static_cast<size_t>(y) * volume.width + x) * volume.depth;
       if (upscale == Upscale::kZeros && (y % 2 != 0 || x % 2 != 0)) continue;  // inserted zeros (arena is zeroed)
+      if (ifm.chained()) {
+        for (int c = 0; c < volume.depth; ++c) out[c] = static_cast<T>(ifm.read(y / factor, x / factor, c) - zero_point);
+        continue;
+      }
       const uint8_t* pixel = ifm.pixel(y / factor, x / factor);
       if (signed_bytes) {
         for (int c = 0; c < volume.depth; ++c) {

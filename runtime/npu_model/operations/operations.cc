@@ -27,9 +27,9 @@ constexpr OperationEntry kOperations[] = {
 
 }  // namespace
 
-OperationFn find_operation(uint16_t opcode) {
+OperationFn find_u55_operation(const Command& command) {
   for (const OperationEntry& entry : kOperations) {
-    if (static_cast<uint16_t>(entry.opcode) == opcode) return entry.run;
+    if (static_cast<uint16_t>(entry.opcode) == command.opcode) return entry.run;
   }
   return nullptr;
 }

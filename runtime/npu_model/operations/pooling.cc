@@ -1,4 +1,4 @@
-// NPU_OP_POOL: max or average over the kernel window of each channel, or the sum over the window and
+// NPU_OP_POOL on the U55: max or average over the kernel window of each channel, or the sum over the window and
 // all IFM channels (reduce-sum writes one OFM channel), zero point removed. Padding is not part of the
 // window. The window's result is scaled by OFM_SCALE: for an unpadded average pool Vela folds
 // 1/kernel-size into it. When the stripe has padding, windows cover different numbers of IFM elements
@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "runtime/npu_model/feature_map.h"
-#include "runtime/npu_model/operations/ifm_volume.h"
+#include "runtime/npu_model/operations/kernel_engines.h"
 #include "runtime/npu_model/operations/operations.h"
 #include "runtime/npu_model/output_stage.h"
 #include "runtime/npu_model/rescale.h"
@@ -111,14 +111,8 @@ Status run_pooling(const OperationContext& context) {
   const bool padded = pad.top != 0 || pad.left != 0 || pad.bottom != 0 || pad.right != 0;
   const Pooling op{mode, geometry, ofm, ofm_precision(registers), ofm_scale(registers), stage, reduce_depth, padded};
   PTE_ASSIGN_OR_RETURN(int64_t * results, context.scratch.allocate_array<int64_t>(depth, "window results"));
-  if (ifm.precision().bits == 8) {
-    PTE_ASSIGN_OR_RETURN(const IfmVolume<int16_t> volume, gather_ifm<int16_t>(ifm, geometry.upscale, context.scratch));
-    pool(op, volume, results);
-  } else {
-    PTE_ASSIGN_OR_RETURN(const IfmVolume<int32_t> volume, gather_ifm<int32_t>(ifm, geometry.upscale, context.scratch));
-    pool(op, volume, results);
-  }
-  return Status();
+  return with_ifm_volume(ifm, geometry.upscale, context.scratch,
+                         [&](const auto& volume) { pool(op, volume, results); });
 }
 
 }  // namespace npu_model

@@ -1,6 +1,7 @@
 // The weights and per-channel scales of a convolution or depthwise operation: the weight stream at
 // WEIGHT_BASE (WEIGHT_LENGTH bytes, in WEIGHT_REGION) decoded and unpacked to dense OHWI, and one
-// bias/multiplier/shift entry per OFM channel from the scale stream at SCALE_BASE.
+// bias/multiplier/shift entry per OFM channel from the scale stream at SCALE_BASE. U55 streams use the
+// compressed (MLW) format; U85 ones that or, per WEIGHT_FORMAT, the fast (FWD) one.
 #pragma once
 
 #include "runtime/core/result.h"
@@ -24,9 +25,14 @@ struct KernelWeights {
   }
 };
 
-// `layout` says what the stream holds (its ofm_block_depth, micro-block depths and traversal are
+struct WeightEncoding {
+  bool fast;  // U85 FWD
+  ScaleEntryFormat scales;
+};
+
+// `layout` says what the stream holds (its ofm_block_depth, and for the U55 the micro-block depths, are
 // filled in from the registers and the architecture here).
-Result<KernelWeights> load_weights(const OperationContext& context, WeightLayout layout);
+Result<KernelWeights> load_weights(const OperationContext& context, WeightLayout layout, WeightEncoding encoding);
 
 }  // namespace npu_model
 }  // namespace pte
