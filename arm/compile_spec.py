@@ -106,8 +106,8 @@ class EthosUCompileSpec:
 
     @property
     def tosa_spec(self) -> TosaSpecification:
-        # U55 and U65 share one NPU architecture; U85 runs the full TOSA PRO-INT baseline.
-        extensions = {"int16"} | ({"u55"} if self.family in ("ethos-u55", "ethos-u65") else set())
+        # U55 and U65 share one NPU architecture; the marker says what a family leaves out.
+        extensions = {"int16", "u55" if self.family in ("ethos-u55", "ethos-u65") else "u85"}
         return TosaSpecification(profile="INT", extensions=frozenset(extensions))
 
     def vela_flags(self) -> list[str]:

@@ -1,11 +1,8 @@
 """TOSA GATHER for embedding and index_select: rows of a [N, K, C] table picked by [N, W] int32 indices.
 
-TOSA has no int64, so indices must be int32. The U55 has no GATHER: there these ops stay on the CPU.
-
-Open: Vela 5.2.0 also leaves GATHER on the CPU for the U85 (a bare TOSA GATHER of int8, int16 or
-int32 values with int32 indices, in the Sram_Only, Shared_Sram and Dedicated_Sram_384KB memory
-modes). The U85's TOSA specification carries no marker a support rule could test, so the u85_INT
-cases fail at Vela until the compile spec gives the U85 one (as "u55" marks the U55).
+TOSA has no int64, so indices must be int32. The U55 has no GATHER, and Vela 5.2.0 leaves GATHER on
+the CPU for the U85 too (a bare TOSA GATHER of int8, int16 or int32 values with int32 indices, in the
+Sram_Only, Shared_Sram and Dedicated_Sram_384KB memory modes): on both these ops stay on the CPU.
 """
 
 from __future__ import annotations
@@ -27,6 +24,8 @@ def indices_reason(node: Node, indices: Node, spec: TosaSpecification) -> str | 
     """The rule both ops share: a target with GATHER, and int32 indices."""
     if spec.has("u55"):
         return f"{describe(node)}: the U55 has no GATHER; the lookup stays on the CPU"
+    if spec.has("u85"):
+        return f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85; the lookup stays on the CPU"
     if dtype_of(indices) != torch.int32:
         return (
             f"{describe(node)}: indices {indices.name} are {dtype_of(indices)}; TOSA has no int64, "

@@ -68,15 +68,16 @@ class _SelectByInput(torch.nn.Module):
         return torch.index_select(x, self.dim, indices)
 
 
-_U55 = ("u55_INT",)
+# No GATHER on the NPU: see arm/ops/gather.py.
+_ETHOS_U = ("u55_INT", "u85_INT")
 
 TEST_CASES = {
-    "rows_constant": OpTestCase(_SelectRows(0, [3, 0, 0, 5]), random_inputs(0, (6, 16)), cpu_targets=_U55),
-    "channels_constant": OpTestCase(_SelectRows(1, [2, 1]), random_inputs(1, (2, 4, 3, 3)), cpu_targets=_U55),
+    "rows_constant": OpTestCase(_SelectRows(0, [3, 0, 0, 5]), random_inputs(0, (6, 16)), cpu_targets=_ETHOS_U),
+    "channels_constant": OpTestCase(_SelectRows(1, [2, 1]), random_inputs(1, (2, 4, 3, 3)), cpu_targets=_ETHOS_U),
     "runtime_indices_tiled": OpTestCase(
         _SelectByInput(2),
         (*random_inputs(2, (3, 4, 8)), torch.tensor([7, 1, 1], dtype=torch.int32)),
-        cpu_targets=_U55,
+        cpu_targets=_ETHOS_U,
     ),
 }
 

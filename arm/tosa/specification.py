@@ -5,15 +5,16 @@ from __future__ import annotations
 import dataclasses
 
 _PROFILES = ("INT", "FP")
-_KNOWN_EXTENSIONS = frozenset({"int16", "int4", "bf16", "fp8e4m3", "fp8e5m2", "fft", "cf", "u55"})
+_KNOWN_EXTENSIONS = frozenset({"int16", "int4", "bf16", "fp8e4m3", "fp8e5m2", "fft", "cf", "u55", "u85"})
 
 
 @dataclasses.dataclass(frozen=True)
 class TosaSpecification:
     """A TOSA 1.0 target, e.g. ``TOSA-1.0+INT`` or ``TOSA-1.0+INT+int16+u55``.
 
-    ``u55`` is not a TOSA extension: it marks the Ethos-U55/U65 subset (no gather, no int32
-    elementwise beyond add/sub, ...) so support rules can ask for it in one place.
+    ``u55`` and ``u85`` are not TOSA extensions: they mark what an Ethos-U family (and the Vela version
+    we pin) leaves out of TOSA (the U55/U65 have no gather; Vela 5.2.0 runs no GATHER on the U85
+    either) so support rules can ask for it in one place.
     """
 
     profile: str
