@@ -20,17 +20,21 @@ models=(//runtime/testdata:tiny_conv_u55 //models:dscnn_u55_pte //models:mv2_u55
 
 # Optimised (-O2), as firmware ships; the default fastbuild is -O1.
 config=(--config=corstone300 --compilation_mode=opt)
-"${bazel[@]}" build --experimental_convenience_symlinks=ignore "${config[@]}" --output_groups=default,vela_summary \
+"${bazel[@]}" build "${config[@]}" --output_groups=default,vela_summary \
   //runtime/firmware:pte_firmware "${models[@]}" >&2
 bin="$("${bazel[@]}" info "${config[@]}" bazel-bin 2>/dev/null)"
 toolchain="$("${bazel[@]}" info output_base 2>/dev/null)/external/arm_none_eabi/usr/bin"
 firmware="$bin/runtime/firmware/pte_firmware"
 
 # Section sizes in bytes (arm-none-eabi-size -A: "name size address").
-section() { "$toolchain/arm-none-eabi-size" -A "$firmware" | awk -v name="$1" '$1 == name { size += $2 } END { print size + 0 }'; }
-code=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .init_array)))
-printf 'pte_firmware (-c opt): %d B code+rodata (.text %d, .rodata %d), %d B .data, %d B .bss; DDR region %d B (.ddr_bss)\n' \
-  "$code" "$(section .text)" "$(section .rodata)" "$(section .data)" "$(section .bss)" "$(section .ddr_bss)"
+section() {
+  "$toolchain/arm-none-eabi-size" -A "$firmware" | awk -v name="$1" '$1 == name { size += $2 } END { print size + 0 }'
+}
+code=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) +
+  $(section .init_array)))
+printf 'pte_firmware (-c opt): %d B code+rodata (.text %d, .rodata %d), %d B .data, %d B .bss; ' \
+  "$code" "$(section .text)" "$(section .rodata)" "$(section .data)" "$(section .bss)"
+printf 'DDR region %d B (.ddr_bss)\n' "$(section .ddr_bss)"
 
 printf '\n%-16s %10s %10s %10s %10s %12s %24s\n' model ".pte bytes" partitions planned "arena used" \
   "CPU instr." "NPU cycles (Vela 5.2.0)"
@@ -41,9 +45,9 @@ for label in "${models[@]}"; do
   pte="$bin/$package/$name.pte"
   summary="$bin/$package/${name}_vela_summary.csv"
   # The firmware reads the program over semihosting relative to QEMU's working directory.
+  semihosting="enable=on,target=native,arg=pte_firmware,arg=--model,arg=$name.pte,arg=--fill-inputs,arg=0.5"
   output="$(cd "$(dirname "$pte")" && qemu-system-arm -M mps3-an547 -display none -monitor none -serial none \
-    -icount shift=0 -semihosting-config "enable=on,target=native,arg=pte_firmware,arg=--model,arg=$name.pte,arg=--fill-inputs,arg=0.5,arg=--stub-npu" \
-    -kernel "$firmware" 2>&1)" || {
+    -icount shift=0 -semihosting-config "$semihosting,arg=--stub-npu" -kernel "$firmware" 2>&1)" || {
     echo "$output" >&2
     exit 1
   }

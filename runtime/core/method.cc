@@ -164,9 +164,19 @@ Status Method::execute() {
   return Status();
 }
 
+// Programs jump backwards only to loop over a bounded map; one still jumping after this many instructions
+// is corrupt, and would otherwise hang the device. No real program comes near it.
+constexpr uint32_t kMaxInstructionsPerChainRun = 1u << 20;
+
 Status Method::run_chain(const Chain& chain) {
   size_t index = 0;
-  while (index < chain.instructions.size()) {
+  for (uint32_t executed = 0; index < chain.instructions.size(); ++executed) {
+    if (executed == kMaxInstructionsPerChainRun) {
+      return Status::failure(Error::kInvalidProgram,
+                             "instruction %lu: %lu instructions run without reaching the chain's end; a jump "
+                             "loops forever (corrupt program)",
+                             as_ulong(index), static_cast<unsigned long>(executed));
+    }
     size_t next = index + 1;
     PTE_RETURN_IF_ERROR(run_instruction(chain.instructions[index], index, &next));
     index = next;

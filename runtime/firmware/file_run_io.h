@@ -11,7 +11,7 @@ namespace pte {
 namespace firmware {
 
 // Up to this many inputs and expected outputs each.
-constexpr size_t kMaxFiles = 16;
+constexpr size_t kMaxFiles = kMaxInputs;
 
 struct FileRunArguments {
   const char* program = nullptr;

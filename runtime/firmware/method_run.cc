@@ -114,10 +114,10 @@ Result<RunReport> run_method(RunIo& io, Span<uint8_t> region_memory, const Kerne
                            as_ulong(meta.input_count()), as_ulong(io.input_count()));
   }
   // Files first, so that the runtime arena can take everything after the planned buffers.
-  Span<const uint8_t> inputs[16];
-  if (io.input_count() > sizeof(inputs) / sizeof(inputs[0])) {
+  Span<const uint8_t> inputs[kMaxInputs];
+  if (io.input_count() > kMaxInputs) {
     return Status::failure(Error::kNotSupported, "%lu inputs; this runner takes at most %lu",
-                           as_ulong(io.input_count()), as_ulong(sizeof(inputs) / sizeof(inputs[0])));
+                           as_ulong(io.input_count()), as_ulong(kMaxInputs));
   }
   for (size_t i = 0; i < io.input_count(); ++i) {
     Result<Span<const uint8_t>> input = io.input(i, region);

@@ -17,6 +17,9 @@
 namespace pte {
 namespace firmware {
 
+// Input files a run takes at most (their views are kept on the stack until the method is loaded).
+constexpr size_t kMaxInputs = 16;
+
 class RunIo {
  public:
   // The .pte, kBufferAlignment-aligned: read into `region`, or a view of memory that already holds it.

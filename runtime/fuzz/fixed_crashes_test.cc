@@ -1,4 +1,5 @@
-// What the fuzzers found, one test per fixed crash, on the inputs that showed it (regressions/).
+// What the fuzzers found, one test per fixed crash or hang, on the inputs that showed it (regressions/).
+#include <string>
 #include <vector>
 
 #include "runtime/core/method.h"
@@ -9,17 +10,19 @@
 namespace pte {
 namespace {
 
+constexpr const char* kRegressions = "runtime/fuzz/regressions/pte_loader/";
+
 // flatbuffers' verifier checks vector length words for 4-byte alignment only; an int64 vector 4 bytes off
 // was read through int64_t pointers (UBSan: misaligned load).
 TEST(a_misaligned_int64_vector_is_refused_at_load) {
-  testing::MethodHarness harness(testing::read_test_file("runtime/fuzz/regressions/pte_loader/misaligned_int64_vector.pte"));
+  testing::MethodHarness harness(testing::read_test_file(kRegressions + std::string("misaligned_int64_vector.pte")));
   EXPECT_ERROR(Program::load(harness.bytes()), Error::kInvalidProgram,
                "its 8-byte elements are not 8-byte aligned (corrupt .pte)");
 }
 
 // An input with no elements, set from an empty span (whose data pointer is null): memcpy was handed null.
 TEST(an_empty_input_is_set_from_an_empty_span) {
-  testing::MethodHarness harness(testing::read_test_file("runtime/fuzz/regressions/pte_loader/empty_input_null_span.pte"));
+  testing::MethodHarness harness(testing::read_test_file(kRegressions + std::string("empty_input_null_span.pte")));
   ASSERT_OK_AND_ASSIGN(const Program program, Program::load(harness.bytes()));
   ASSERT_OK_AND_ASSIGN(Method method, harness.load(program));
   size_t empty_inputs = 0;
@@ -30,6 +33,21 @@ TEST(an_empty_input_is_set_from_an_empty_span) {
     EXPECT_OK(method.set_input(i, Span<const uint8_t>()));
   }
   EXPECT_TRUE(empty_inputs > 0);
+}
+
+// A JumpFalseCall jumping back over a condition nothing changes (false: the inputs are zeros, as the
+// fuzzer gives them): execute() never returned.
+TEST(an_endless_jump_loop_is_stopped) {
+  testing::MethodHarness harness(testing::read_test_file(kRegressions + std::string("endless_jump_loop.pte")));
+  ASSERT_OK_AND_ASSIGN(const Program program, Program::load(harness.bytes()));
+  ASSERT_OK_AND_ASSIGN(Method method, harness.load(program));
+  for (size_t i = 0; i < method.input_count(); ++i) {
+    ASSERT_OK_AND_ASSIGN(const Tensor* input, method.input_tensor(i));
+    const std::vector<uint8_t> zeros(input->nbytes, 0);
+    EXPECT_OK(method.set_input(i, Span<const uint8_t>(zeros.data(), zeros.size())));
+  }
+  EXPECT_ERROR(method.execute(), Error::kInvalidProgram,
+               "instructions run without reaching the chain's end; a jump loops forever");
 }
 
 }  // namespace

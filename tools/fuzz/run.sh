@@ -23,7 +23,7 @@ if ! command -v "$clang" >/dev/null; then
   exit 1
 fi
 
-"${bazel[@]}" build --experimental_convenience_symlinks=ignore //runtime/schema:program_schema \
+"${bazel[@]}" build //runtime/schema:program_schema \
   //runtime/testdata:float_programs //runtime/testdata:quantized_programs //runtime/testdata:tiny_conv_u55
 bin="$("${bazel[@]}" info bazel-bin)"
 flatbuffers="$("${bazel[@]}" info output_base)/external/python_venv/venv/lib/python3.11/site-packages/include"
