@@ -15,7 +15,9 @@ def _executorch_outputs_impl(ctx):
         inputs = ctx.files.programs,
         outputs = [directory],
         mnemonic = "ExecuTorchOutputs",
-        progress_message = "Running {} test program directories on ExecuTorch's runtime".format(len(ctx.files.programs)),
+        progress_message = "Running {} on ExecuTorch's runtime".format(
+            ", ".join([str(target.label) for target in ctx.attr.programs]),
+        ),
     )
     return [DefaultInfo(files = depset([directory]), runfiles = ctx.runfiles(files = [directory]))]
 

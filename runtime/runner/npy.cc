@@ -150,7 +150,9 @@ Result<Header> parse_header(Span<const uint8_t> file) {
   size_t header_length = 0;
   for (size_t i = 0; i < length_bytes; ++i) header_length |= static_cast<size_t>(file[kMagicLength + 2 + i]) << (8 * i);
   const size_t text_start = kMagicLength + 2 + length_bytes;
-  if (header_length > file.size() - text_start) return Status::failure(Error::kInvalidArgument, "truncated .npy header");
+  if (header_length > file.size() - text_start) {
+    return Status::failure(Error::kInvalidArgument, "truncated .npy header");
+  }
   const Text text{reinterpret_cast<const char*>(file.data()) + text_start, header_length};
 
   if (!dict_value(text, "fortran_order").starts_with("False")) {
@@ -173,7 +175,8 @@ Result<size_t> write_header(ScalarType scalar_type, Span<const int32_t> shape, S
   char tuple[kMaxRank * 13 + 4] = "(";
   size_t length = 1;
   for (size_t i = 0; i < shape.size() && i < kMaxRank; ++i) {
-    length += std::snprintf(tuple + length, sizeof(tuple) - length, "%s%ld", i ? ", " : "", static_cast<long>(shape[i]));
+    length +=
+        std::snprintf(tuple + length, sizeof(tuple) - length, "%s%ld", i ? ", " : "", static_cast<long>(shape[i]));
   }
   std::snprintf(tuple + length, sizeof(tuple) - length, "%s", shape.size() == 1 ? ",)" : ")");
 

@@ -16,7 +16,9 @@ constexpr uint32_t kArchMajor = 1;
 constexpr uint32_t kProductU55 = 0;
 constexpr uint32_t kProductU65 = 1;
 // U55 drives 32 address bits, U65 40.
-constexpr uint64_t address_limit(uint32_t product) { return product == kProductU65 ? uint64_t{1} << 40 : uint64_t{1} << 32; }
+constexpr uint64_t address_limit(uint32_t product) {
+  return product == kProductU65 ? uint64_t{1} << 40 : uint64_t{1} << 32;
+}
 
 unsigned long as_hex(uint32_t word) { return static_cast<unsigned long>(word); }
 

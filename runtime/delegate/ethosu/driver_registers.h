@@ -15,7 +15,9 @@ struct RegisterField {
 
   constexpr uint32_t mask() const { return (width == 32 ? 0xffffffffu : ((1u << width) - 1u)) << shift; }
   constexpr uint32_t get(uint32_t word) const { return (word & mask()) >> shift; }
-  constexpr uint32_t with(uint32_t word, uint32_t value) const { return (word & ~mask()) | ((value << shift) & mask()); }
+  constexpr uint32_t with(uint32_t word, uint32_t value) const {
+    return (word & ~mask()) | ((value << shift) & mask());
+  }
 };
 
 namespace reg {

@@ -226,7 +226,8 @@ TEST(addresses_the_npu_cannot_reach_are_refused) {
 TEST(payload_errors_name_the_action_and_word) {
   Payload payload;
   payload.words[0] = 0x12345678;
-  EXPECT_ERROR(parse_driver_payload(payload.bytes()), Error::kInvalidDelegateBlob, "starts with 0x12345678, not \"COP1\"");
+  EXPECT_ERROR(parse_driver_payload(payload.bytes()), Error::kInvalidDelegateBlob,
+               "starts with 0x12345678, not \"COP1\"");
 
   payload = Payload();
   payload.words.resize(3);
