@@ -49,7 +49,6 @@ void FakeNpu::start() {
   started.qconfig = registers_[reg::kQconfig / 4];
   started.region_config = registers_[reg::kRegionConfig / 4];
   starts.push_back(started);
-  if (on_start != nullptr) on_start(*this, started, on_start_context);
 
   uint32_t status = 0;
   switch (next_outcome) {

@@ -49,9 +49,6 @@ class FakeNpu final : public NpuAttachment {
   // PROT after a reset: -1 reports the requested levels, anything else this value.
   int64_t forced_prot = -1;
   uint64_t cycles_per_run = 0x123456789;
-  // Called on every start, e.g. to play the NPU's part by writing outputs into scratch.
-  void (*on_start)(FakeNpu& npu, const Start& start, void* context) = nullptr;
-  void* on_start_context = nullptr;
 
   std::vector<Start> starts;
   size_t resets = 0;
