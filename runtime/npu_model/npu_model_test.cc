@@ -1,9 +1,10 @@
 // The NPU model on handmade command streams: the driver payload and command checks, errors that name
 // the command and its byte offset, DMA and an elementwise add end to end (U55 and U85), the trace, the
-// rescaler's roundings and the weight decoder. Real Vela streams are checked against the TOSA reference model by
+// rescaler's roundings and the weight decoders. Real Vela streams are checked against the TOSA reference model by
 // arm/ethosu/npu_model/oracle_test.py.
 #include <cstring>
 
+#include "runtime/npu_model/fwd_decoder.h"
 #include "runtime/npu_model/mlw_decoder.h"
 #include "runtime/npu_model/npu_model.h"
 #include "runtime/npu_model/rescale.h"
@@ -265,7 +266,7 @@ TEST(rescale_rounds_natural_double_and_truncate) {
 
 // Appends `count` bits of `value`, least significant first.
 struct BitWriter {
-  uint8_t bytes[32] = {};
+  uint8_t bytes[64] = {};
   size_t position = 0;
   void put(uint32_t value, int count) {
     for (int i = 0; i < count; ++i, ++position) bytes[position / 8] |= ((value >> i) & 1) << (position % 8);
@@ -295,6 +296,23 @@ TEST(the_weight_decoder_reads_an_uncompressed_slice) {
   EXPECT_ERROR(decode_weights(Span<const uint8_t>(stream.bytes, (stream.position + 7) / 8), Span<int16_t>(values, 3),
                               Span<int32_t>(scratch)),
                Error::kDelegateFailed, "more weights than the operation can use");
+}
+
+TEST(the_fast_weight_decoder_reads_a_small_palette) {
+  // Header: not raw, small palette, no zero adjustment, palette {0, 5, -3, 7} (sign in bit 0); then
+  // 2-bit indices from bit 256.
+  BitWriter stream;
+  stream.put(0, 1);
+  stream.put(1, 1);
+  stream.position = 112;
+  for (uint32_t folded : {0u, 10u, 7u, 14u}) stream.put(folded, 9);
+  stream.position = 256;
+  for (uint32_t index : {1u, 2u, 0u, 3u, 1u}) stream.put(index, 2);
+  int16_t values[5] = {};
+  EXPECT_OK(decode_fast_weights(Span<const uint8_t>(stream.bytes, sizeof(stream.bytes)), Span<int16_t>(values)));
+  EXPECT_TRUE(values[0] == 5 && values[1] == -3 && values[2] == 0 && values[3] == 7 && values[4] == 5);
+  EXPECT_ERROR(decode_fast_weights(Span<const uint8_t>(stream.bytes, 16), Span<int16_t>(values)),
+               Error::kDelegateFailed, "too few for its header");
 }
 
 }  // namespace

@@ -92,6 +92,29 @@ Broadcast ifm2_broadcast(const RegisterFile& registers) {
   return broadcast(registers.get(Cmd0::NPU_SET_IFM2_BROADCAST));
 }
 
+namespace {
+
+ResizeAxis resize_axis(const RegisterFile& registers, Cmd0 denominator_m1, Cmd1 step, Cmd0 offset) {
+  const int denominator = static_cast<int>(bit_field(registers.get(denominator_m1), 0, 11)) + 1;
+  const int whole = static_cast<int>(bit_field(registers.param(step), 0, 4));
+  const int remainder = static_cast<int>(bit_field(registers.data(step), 0, 11));
+  // A 12-bit two's complement offset.
+  const int raw_offset = static_cast<int>(bit_field(registers.get(offset), 0, 12));
+  return ResizeAxis{denominator, whole * denominator + remainder, raw_offset >= 2048 ? raw_offset - 4096 : raw_offset};
+}
+
+}  // namespace
+
+ResizeAxis resize_x(const RegisterFile& registers) {
+  return resize_axis(registers, Cmd0::NPU_SET_RESIZE_X_SCALE_N_M1, Cmd1::NPU_SET_RESIZE_X,
+                     Cmd0::NPU_SET_RESIZE_X_OFFSET);
+}
+
+ResizeAxis resize_y(const RegisterFile& registers) {
+  return resize_axis(registers, Cmd0::NPU_SET_RESIZE_Y_SCALE_N_M1, Cmd1::NPU_SET_RESIZE_Y,
+                     Cmd0::NPU_SET_RESIZE_Y_OFFSET);
+}
+
 }  // namespace u85
 }  // namespace npu_model
 }  // namespace pte

@@ -95,6 +95,16 @@ struct Broadcast {
 Broadcast ifm_broadcast(const RegisterFile& registers);
 Broadcast ifm2_broadcast(const RegisterFile& registers);
 
+// One axis of NPU_OP_RESIZE: output position o samples the input at (o * step + offset) / denominator
+// (TOSA's scale_n, scale_d and offset; the step is stored as whole and remainder parts).
+struct ResizeAxis {
+  int denominator;
+  int step;
+  int offset;
+};
+ResizeAxis resize_x(const RegisterFile& registers);
+ResizeAxis resize_y(const RegisterFile& registers);
+
 }  // namespace u85
 }  // namespace npu_model
 }  // namespace pte

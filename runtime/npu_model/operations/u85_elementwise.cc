@@ -34,6 +34,10 @@ enum class Mode : uint32_t {
   kAndNot = 42,
 };
 
+// Comparisons produce all ones for true, so that AND/AND_NOT with the result selects (Vela builds
+// TOSA's SELECT that way).
+constexpr int64_t kTrue = -1;
+
 bool known(uint32_t mode) {
   return mode <= 10 || (mode >= 16 && mode <= 19) || (mode >= 33 && mode <= 36) || mode == 42;
 }
@@ -158,16 +162,16 @@ Status run_u85_elementwise(const OperationContext& context) {
             result = static_cast<uint32_t>(first) >> (second & 31);
             break;
           case Mode::kCmpEq:
-            result = first == second;
+            result = first == second ? kTrue : 0;
             break;
           case Mode::kCmpNe:
-            result = first != second;
+            result = first != second ? kTrue : 0;
             break;
           case Mode::kCmpGe:
-            result = first >= second;
+            result = first >= second ? kTrue : 0;
             break;
           case Mode::kCmpGt:
-            result = first > second;
+            result = first > second ? kTrue : 0;
             break;
           case Mode::kAnd:
             result = first & second;

@@ -22,7 +22,7 @@ constexpr OperationEntry kOperations[] = {
     {u85::Cmd0::NPU_OP_DEPTHWISE, run_u85_depthwise},
     {u85::Cmd0::NPU_OP_POOL, run_u85_pooling},
     {u85::Cmd0::NPU_OP_ELEMENTWISE, run_u85_elementwise},
-    {u85::Cmd0::NPU_OP_RESIZE, not_modelled},
+    {u85::Cmd0::NPU_OP_RESIZE, run_u85_resize},
     // The U85's 1D DMA registers are the U55's.
     {u85::Cmd0::NPU_OP_DMA_START, run_dma},
     {u85::Cmd0::NPU_OP_DMA_WAIT, run_nothing},

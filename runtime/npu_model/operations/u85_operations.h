@@ -16,6 +16,7 @@ Status run_u85_convolution(const OperationContext& context);  // NPU_OP_CONV
 Status run_u85_depthwise(const OperationContext& context);    // NPU_OP_DEPTHWISE
 Status run_u85_pooling(const OperationContext& context);      // NPU_OP_POOL
 Status run_u85_elementwise(const OperationContext& context);  // NPU_OP_ELEMENTWISE
+Status run_u85_resize(const OperationContext& context);       // NPU_OP_RESIZE
 
 OperationFn find_u85_operation(const Command& command);
 

@@ -1,7 +1,8 @@
 // NPU_OP_POOL on the U85: per channel, the window's max, min, sum or average (the NPU divides by the
 // number of IFM elements the window covers, with TOSA's reciprocal scale), the sum over the window and
 // all IFM channels (reduce-sum), or the IFM as it is (none); then OFM_SCALE. Accumulators may start
-// from IFM2 (how Vela passes 32-bit tensors through a pool). Arg-max is not modelled.
+// from IFM2 (how Vela passes 32-bit tensors through a pool); a per-channel OFM scale takes each
+// channel's bias and multiplier from the scale stream. Arg-max is not modelled.
 #include <algorithm>
 
 #include "runtime/npu_model/feature_map.h"
@@ -9,6 +10,7 @@
 #include "runtime/npu_model/operations/kernel_engines.h"
 #include "runtime/npu_model/operations/u85_operations.h"
 #include "runtime/npu_model/operations/u85_output.h"
+#include "runtime/npu_model/operations/weights.h"
 #include "runtime/npu_model/rescale.h"
 
 namespace pte {
@@ -31,6 +33,8 @@ struct Pooling {
   const U85Output& output;
   // IFM2 holds the accumulators' starting values (nullptr: they start at zero).
   const FeatureMap* start;
+  // Per-channel bias and scale (nullptr: OFM_SCALE for every channel).
+  const ChannelScale* channel_scales;
 };
 
 template <typename T>
@@ -73,7 +77,11 @@ void pool(const Pooling& op, const IfmVolume<T>& volume) {
           result = apply_scale(result, reciprocal_scale(count), RoundMode::kNatural);
         }
         if (op.start != nullptr) result += op.start->read(oy, ox, c) - op.start->zero_point();
-        op.output.store(oy, ox, c, result);
+        if (op.channel_scales != nullptr) {
+          op.output.store(oy, ox, c, result + op.channel_scales[c].bias, op.channel_scales[c].scale);
+        } else {
+          op.output.store(oy, ox, c, result);
+        }
       }
     }
   }
@@ -97,7 +105,13 @@ Status run_u85_pooling(const OperationContext& context) {
   FeatureMap start_values = FeatureMap::from_registers(registers, FeatureMapSlot::kIfm2, extent);
   const bool from_ifm2 = u85::acc_format(registers).input == u85::AccumulatorInput::kIfm2;
   if (from_ifm2) PTE_RETURN_IF_ERROR(bind_u85_input(context, start_values, u85::ifm2_storage(registers)));
-  const Pooling op{mode, geometry, output, from_ifm2 ? &start_values : nullptr};
+  const ChannelScale* channel_scales = nullptr;
+  if (!output.global_scale()) {
+    PTE_ASSIGN_OR_RETURN(channel_scales, load_scales(context, extent.depth,
+                                                     u85::acc_format(registers).wide ? ScaleEntryFormat::kU85Bias48
+                                                                                     : ScaleEntryFormat::kU85Bias32));
+  }
+  const Pooling op{mode, geometry, output, from_ifm2 ? &start_values : nullptr, channel_scales};
   if (mode == PoolingMode::kNone) {
     // Nothing is read from the IFM (Vela points it at a dummy): each result is its starting value.
     PTE_RETURN_IF_ERROR(output.bind(context));

@@ -48,17 +48,22 @@ Result<KernelWeights> load_weights(const OperationContext& context, WeightLayout
   PTE_ASSIGN_OR_RETURN(int16_t * ohwi, context.scratch.allocate_array<int16_t>(layout.dense_size(), "weights"));
   PTE_RETURN_IF_ERROR(unpack_weights(values, layout, Span<int16_t>(ohwi, layout.dense_size())));
 
+  PTE_ASSIGN_OR_RETURN(const ChannelScale* scales, load_scales(context, layout.ofm_depth, encoding.scales));
+  return KernelWeights{layout, ohwi, scales};
+}
+
+Result<const ChannelScale*> load_scales(const OperationContext& context, int channels, ScaleEntryFormat format) {
+  const RegisterFile& registers = context.registers;
   const uint64_t scale_length = registers.address(Cmd1::NPU_SET_SCALE_LENGTH);
   PTE_ASSIGN_OR_RETURN(const uint8_t* scale_bytes,
                        context.memory.region_bytes(registers.get(Cmd0::NPU_SET_SCALE_REGION) & 0x7,
                                                    registers.address(Cmd1::NPU_SET_SCALE_BASE), scale_length,
                                                    "the scale stream"));
   PTE_ASSIGN_OR_RETURN(ChannelScale * scales,
-                       context.scratch.allocate_array<ChannelScale>(static_cast<size_t>(layout.ofm_depth), "scales"));
-  PTE_RETURN_IF_ERROR(read_channel_scales(Span<const uint8_t>(scale_bytes, static_cast<size_t>(scale_length)),
-                                          encoding.scales,
-                                          Span<ChannelScale>(scales, static_cast<size_t>(layout.ofm_depth))));
-  return KernelWeights{layout, ohwi, scales};
+                       context.scratch.allocate_array<ChannelScale>(static_cast<size_t>(channels), "scales"));
+  PTE_RETURN_IF_ERROR(read_channel_scales(Span<const uint8_t>(scale_bytes, static_cast<size_t>(scale_length)), format,
+                                          Span<ChannelScale>(scales, static_cast<size_t>(channels))));
+  return static_cast<const ChannelScale*>(scales);
 }
 
 }  // namespace npu_model

@@ -30,6 +30,9 @@ struct WeightEncoding {
   ScaleEntryFormat scales;
 };
 
+// The scale stream's first `channels` entries (SCALE_BASE, SCALE_LENGTH bytes, in SCALE_REGION).
+Result<const ChannelScale*> load_scales(const OperationContext& context, int channels, ScaleEntryFormat format);
+
 // `layout` says what the stream holds (its ofm_block_depth, and for the U55 the micro-block depths, are
 // filled in from the registers and the architecture here).
 Result<KernelWeights> load_weights(const OperationContext& context, WeightLayout layout, WeightEncoding encoding);
