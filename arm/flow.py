@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 import executorch.kernels.quantized  # noqa: F401 (out variants of the q/dq ops a quantized .pte runs on the CPU)
 import torch
 from executorch.exir import to_edge_transform_and_lower
+from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.backend.partitioner import Partitioner
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from torchao.quantization.pt2e.quantizer import Quantizer
@@ -135,7 +136,10 @@ class FlowResult:
     ``quantized_module`` is the converted pt2e module (``None`` when nothing was quantized): the
     torch-side reference an integer delegate should match. ``rejected`` lists the (node, reason)
     pairs the partitioner kept on the CPU. ``delegate_ids`` names the backend of each delegate in the
-    .pte's execution plan.
+    .pte's execution plan. ``delegate_inputs`` says, for each delegate call in program order and each of
+    its inputs, which model input it is (the index into the model's arguments, reached through CPU-side
+    quantize nodes) or ``None`` when the CPU computes it: delegates take their inputs in the order of
+    first use, not in the model's argument order.
     """
 
     target: Target
@@ -145,6 +149,7 @@ class FlowResult:
     stage_seconds: dict[str, float]
     rejected: list[tuple[str, str]]
     delegate_ids: tuple[str, ...]
+    delegate_inputs: tuple[tuple[int | None, ...], ...] = ()
 
 
 def run_flow(
@@ -191,6 +196,8 @@ def run_flow(
     with collect_artifacts() as artifacts:
         with stages.run("lower"):
             edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])
+        # Read before serialization rewrites the graph into out-variants with allocations.
+        delegate_inputs = _delegate_input_sources(edge.exported_program())
         with stages.run("serialize"):
             program = edge.to_executorch()
             pte = program.buffer
@@ -199,7 +206,27 @@ def run_flow(
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
     if progress:
         _report_partitioning(target, rejected, delegate_ids)
-    return FlowResult(target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids)
+    return FlowResult(
+        target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids, delegate_inputs
+    )
+
+
+def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tuple[int | None, ...], ...]:
+    """For each delegate call, the model input behind each of its arguments (see ``FlowResult``)."""
+    user_inputs = list(program.graph_signature.user_inputs)
+
+    def source(node: torch.fx.Node) -> int | None:
+        # A boundary quantize is the one CPU op between a model input and an integer delegate.
+        while node.op == "call_function" and len(node.all_input_nodes) == 1:
+            node = node.all_input_nodes[0]
+        return user_inputs.index(node.name) if node.op == "placeholder" and node.name in user_inputs else None
+
+    calls = [
+        node
+        for node in program.graph.nodes
+        if node.op == "call_function" and node.target is executorch_call_delegate
+    ]
+    return tuple(tuple(source(argument) for argument in call.args[1:]) for call in calls)
 
 
 def _quantize(

@@ -1,10 +1,11 @@
-"""operator.getitem(op, 0): the first result of a multi-result op (inference batch norm, layer norm).
+"""operator.getitem(op, i): one result of a multi-result op.
 
 The edge dialect gives ``_native_batch_norm_legit_no_training`` and ``native_layer_norm`` three
 results; inference uses only the first. Their op modules lower that result, and this selection is
-the same TOSA value. Other results (saved statistics) are training-only and stay on the CPU.
+the same TOSA value. Other results (saved statistics) are training-only and stay on the CPU. A
+split's pieces are all results of equal standing: each getitem cuts its own (arm.ops.split).
 
-No test cases of its own: the batch_norm and layer_norm cases exercise it.
+No test cases of its own: the batch_norm, layer_norm and split cases exercise it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import operator
 
 from torch.fx import Node
 
-from arm.ops import registry
+from arm.ops import registry, split
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -25,6 +26,8 @@ from arm.tosa.specification import TosaSpecification
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     producer = node.args[0]
+    if producer.target in split.EDGE_TARGETS:
+        return split.support(producer, spec)
     if not is_first_result(node):
         return f"{describe(node)}: only the first result of a multi-result op is lowered, not result {node.args[1]}"
     arm_op = registry.for_edge_node(producer)
@@ -38,6 +41,8 @@ def annotate_getitem(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if node.args[0].target in split.EDGE_TARGETS:
+        return split.lower_piece(node, ctx)
     return ctx.value(node.args[0])
 
 

@@ -28,7 +28,7 @@ Annotator = Callable[[Node, "QuantizationConfig"], None]
 Lowering = Callable[[Node, "LoweringContext"], "TosaValue"]
 
 # Modules of arm/ops/ that define an ``OP``; the order is the order op_names() reports.
-_OP_MODULES = ("add", "sub", "mul", "relu", "conv2d", "linear", "view", "permute", "softmax", "batch_norm", "getitem", "layer_norm", "log_softmax", "sigmoid", "avg_pool2d", "max_pool2d", "cat", "pad", "slice", "select", "squeeze", "unsqueeze", "mean", "sum", "tanh", "hardsigmoid", "hardswish", "silu", "gelu", "clamp", "div", "reciprocal", "neg", "abs", "log", "exp", "compare", "where", "rsqrt", "leaky_relu", "maximum", "minimum", "adaptive_avg_pool2d", "upsample_nearest2d", "upsample_bilinear2d", "embedding", "index_select", "matmul", "transpose_conv2d")
+_OP_MODULES = ("add", "sub", "mul", "relu", "conv2d", "linear", "view", "permute", "softmax", "batch_norm", "getitem", "layer_norm", "log_softmax", "sigmoid", "avg_pool2d", "max_pool2d", "cat", "pad", "slice", "select", "squeeze", "unsqueeze", "mean", "sum", "tanh", "hardsigmoid", "hardswish", "silu", "gelu", "clamp", "div", "reciprocal", "neg", "abs", "log", "exp", "compare", "where", "rsqrt", "leaky_relu", "maximum", "minimum", "adaptive_avg_pool2d", "upsample_nearest2d", "upsample_bilinear2d", "embedding", "index_select", "matmul", "transpose_conv2d", "split", "clone")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,9 +69,26 @@ def _by_edge_target() -> dict[object, ArmOp]:
     return {target: op for op in _ops() for target in op.edge_targets}
 
 
+def _inplace_variant(target: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
+    """``aten.relu_.default`` for ``aten.relu.default``: the same operator writing into its input."""
+    packet = getattr(torch.ops.aten, f"{target._schema.name.split('::')[-1]}_", None)
+    overload = target._overloadname
+    return getattr(packet, overload, None) if packet is not None and overload in packet.overloads() else None
+
+
 @functools.cache
 def _by_aten_target() -> dict[object, ArmOp]:
-    return {target: op for op in _ops() for target in op.aten_targets}
+    # pt2e sees the graph before functionalization, so a module's in-place calls (ReLU6(inplace=True) is
+    # hardtanh_, a residual `out += x` is add_) reach the quantizer as such; they annotate and fuse like
+    # their functional forms, into which to_edge turns them.
+    by_target: dict[object, ArmOp] = {}
+    for op in _ops():
+        for target in op.aten_targets:
+            by_target[target] = op
+            inplace = _inplace_variant(target)
+            if inplace is not None:
+                by_target.setdefault(inplace, op)
+    return by_target
 
 
 def op_names() -> list[str]:

@@ -36,10 +36,14 @@ def annotate_with_fused_activation(
         annotate(node, inputs, output)
 
 
+def input_spec(input_node: Node, activation: QuantizationSpecBase) -> QuantizationSpecBase:
+    """The spec for reading ``input_node``: its own output grid when it has one, else ``activation``."""
+    return SharedQuantizationSpec(input_node) if _has_output_spec(input_node) else activation
+
+
 def shared_with_input(node: Node, input_node: Node, activation: QuantizationSpecBase) -> None:
     """Annotates a data-movement op (view, permute) whose output reuses its input's grid."""
-    input_spec = SharedQuantizationSpec(input_node) if _has_output_spec(input_node) else activation
-    annotate(node, {input_node: input_spec}, SharedQuantizationSpec((input_node, node)))
+    annotate(node, {input_node: input_spec(input_node, activation)}, SharedQuantizationSpec((input_node, node)))
 
 
 def _has_output_spec(node: Node) -> bool:

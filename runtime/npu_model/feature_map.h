@@ -39,7 +39,6 @@ class FeatureMap {
   const Precision& precision() const { return precision_; }
   int32_t zero_point() const { return zero_point_; }
   uint32_t region() const { return region_; }
-  uint64_t base() const { return base_[0]; }
 
   // Reads come from a chaining buffer's dense values instead of memory (U85 chained storage).
   void bind_chained(const int64_t* values) { chained_ = values; }

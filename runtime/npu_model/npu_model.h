@@ -1,4 +1,4 @@
-// NpuModel: a functional model of an Ethos-U55 that executes Vela's command streams on the host.
+// NpuModel: a functional model of an Ethos-U55 or U85 that executes Vela's command streams on the host.
 //
 // It reads the driver payload (Vela's `cmd_data`), checks the stream was compiled for this NPU, then
 // runs the register command stream in order: NPU_SET_* commands write registers, NPU_OP_* commands
@@ -35,8 +35,6 @@ class NpuModel {
 
   // Runs the driver payload `payload` with base pointer i set to regions[i].
   Status run(Span<const uint8_t> payload, Span<const ethosu::NpuRegion> regions);
-
-  const NpuArchitecture& architecture() const { return architecture_; }
 
  private:
   Status run_commands(Span<const uint8_t> commands, size_t offset, Span<const ethosu::NpuRegion> regions);

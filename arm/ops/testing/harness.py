@@ -84,7 +84,7 @@ def check_op_case(op_case: OpCase) -> None:
         _check_stays_on_cpu(result, op_case.op)
         return
     tosa = _single_delegate(result)
-    actual = _run_reference_model(tosa, case.inputs)
+    actual = _run_reference_model(tosa, _delegate_inputs(result, case.inputs))
     expected = _numpy_outputs(case.module(*case.inputs))
     if len(actual) != len(expected):
         raise AssertionError(f"the TOSA graph has {len(actual)} outputs, the module {len(expected)}")
@@ -118,6 +118,14 @@ def _single_delegate(result: FlowResult) -> TosaArtifact:
             f"nodes left on the CPU: {on_cpu}"
         )
     return result.artifacts.tosa[0]
+
+
+def _delegate_inputs(result: FlowResult, inputs: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """The case's inputs in the delegate's order (the order of first use in the graph)."""
+    (sources,) = result.delegate_inputs
+    if None in sources:
+        raise AssertionError(f"a delegate input is computed on the CPU, not taken from the case: {sources}")
+    return tuple(inputs[index] for index in sources)
 
 
 def _check_stays_on_cpu(result: FlowResult, op: str) -> None:
