@@ -274,7 +274,9 @@ TEST(u85_an_ofm_outside_its_region_names_the_operation) {
   StreamBuilder stream;
   u85_double_and_add_scalar(stream).stop();
   EXPECT_ERROR(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>(regions)),
-               Error::kDelegateFailed, "NPU_OP_ELEMENTWISE at byte 152: OFM (1x1x4) reads or writes bytes [4, +4) of region 1, which holds 6 bytes");
+               Error::kDelegateFailed,
+               "NPU_OP_ELEMENTWISE at byte 152: OFM (1x1x4) reads or writes bytes [4, +4) of region 1, which holds "
+               "6 bytes");
 }
 
 TEST(rescale_rounds_natural_double_and_truncate) {
