@@ -17,9 +17,6 @@ namespace npu_model {
 namespace {
 
 constexpr uint32_t kLog2Macs128 = 7;
-// Vela's payload header is 8 words (COP1, CONFIG and its two words, three NOPs, CMD_STREAM): the first
-// command is at byte 32.
-constexpr size_t kFirstCommand = 32;
 
 // Builds a driver payload the way Vela lays one out.
 class StreamBuilder {
@@ -35,7 +32,9 @@ class StreamBuilder {
     return *this;
   }
 
-  // `product`: 0 for the Ethos-U55, 2 for the U85 (the config word's bits 28-31).
+  // `product`: 0 for the Ethos-U55, 2 for the U85 (the config word's bits 28-31). The header is 8 words
+  // (COP1, CONFIG and its two words, three NOPs, CMD_STREAM): the first command is at byte 32, which is
+  // where the byte offsets the tests expect count from.
   Span<const uint8_t> payload(uint32_t log2_macs = kLog2Macs128, uint32_t product = 0) {
     const uint32_t header[] = {0x31504F43, 0x00010001, log2_macs | 24u << 8 | product << 28, 0, 5, 5, 5,
                                2u | static_cast<uint32_t>(count_) << 16};
