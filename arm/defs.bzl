@@ -4,7 +4,8 @@ ArmPteInfo = provider(
     doc = "What an arm_pte target produced.",
     fields = {
         "pte": "The .pte program.",
-        "tosa": "The TOSA flatbuffer of the delegated partition.",
+        "tosa": "The TOSA flatbuffer of the delegated partition (of the first, with several).",
+        "tosa_partitions": "list of File: every partition's TOSA flatbuffer, in order.",
         "vela_summary": "Vela's summary CSV (Ethos-U targets), or None.",
         "target": "The target name, e.g. 'ethos-u55-128'.",
     },
@@ -16,7 +17,12 @@ def _is_ethos_u(target):
 def _arm_pte_impl(ctx):
     pte = ctx.actions.declare_file(ctx.label.name + ".pte")
     tosa = ctx.actions.declare_file(ctx.label.name + ".tosa")
-    outputs = [pte, tosa]
+    # compile.py names partition i > 0's graph <name>_i.tosa; the action fails if the count is wrong.
+    tosa_partitions = [tosa] + [
+        ctx.actions.declare_file("{}_{}.tosa".format(ctx.label.name, index))
+        for index in range(1, ctx.attr.partitions)
+    ]
+    outputs = [pte] + tosa_partitions
 
     args = ctx.actions.args()
     args.add("--model", ctx.attr.factory)
@@ -58,10 +64,10 @@ def _arm_pte_impl(ctx):
     return [
         DefaultInfo(files = depset([pte]), runfiles = ctx.runfiles(files = outputs)),
         OutputGroupInfo(
-            tosa = depset([tosa]),
+            tosa = depset(tosa_partitions),
             vela_summary = depset([vela_summary] if vela_summary else []),
         ),
-        ArmPteInfo(pte = pte, tosa = tosa, vela_summary = vela_summary, target = ctx.attr.target),
+        ArmPteInfo(pte = pte, tosa = tosa, tosa_partitions = tosa_partitions, vela_summary = vela_summary, target = ctx.attr.target),
     ]
 
 arm_pte = rule(
@@ -89,6 +95,11 @@ so an unchanged model is never lowered twice and the result can come from a remo
         "quantize": attr.bool(
             default = True,
             doc = "Quantize to int8 with the target's quantizer (required for Ethos-U).",
+        ),
+        "partitions": attr.int(
+            default = 1,
+            doc = "How many delegated partitions the model lowers to: one `<name>.tosa`, then " +
+                  "`<name>_<i>.tosa` for each further one, are declared outputs.",
         ),
         "calibration_samples": attr.int(
             default = 16,

@@ -8,6 +8,13 @@ OP_TEST_TARGETS = {
     "u85_INT": ["u85"],
 }
 
+# Target name -> what its test needs at run time besides the op files: the Ethos-U targets run Vela's
+# command streams on the functional NPU model (harness.py).
+_OP_TEST_DATA = {
+    "u55_INT": ["//runtime/npu_model:libpte_npu_model.so"],
+    "u85_INT": ["//runtime/npu_model:libpte_npu_model.so"],
+}
+
 def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwargs):
     """Runs the TEST_CASES of `arm/ops/<op>.py` for each op on each target.
 
@@ -34,6 +41,7 @@ def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwarg
             python_version = "PY3",
             shard_count = shard_count,
             tags = OP_TEST_TARGETS[target],
+            data = _OP_TEST_DATA.get(target, []),
             deps = [":op_testing"],
             **kwargs
         )

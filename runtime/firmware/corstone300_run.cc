@@ -26,6 +26,9 @@ class StubNpu final : public ethosu::NpuDriver {
   }
 };
 
+// The register-level driver once corstone300_npu attached it: its cycle counter is printed after the run.
+ethosu::EthosUDriver* g_attached_npu = nullptr;
+
 // The NPU's driver when an Ethos-U answers at the Corstone-300 address; null (said why) otherwise.
 ethosu::EthosUDriver* attach_npu() {
   static ethosu::MmioNpuAttachment registers(ethosu::corstone300::kNpuSecureBase);
@@ -41,16 +44,21 @@ ethosu::EthosUDriver* attach_npu() {
               static_cast<unsigned long>(npu.macs_per_cycle), static_cast<unsigned long>(npu.arch_major),
               static_cast<unsigned long>(npu.arch_minor), static_cast<unsigned long>(npu.arch_patch),
               static_cast<unsigned long>(npu.shram_kib));
+  g_attached_npu = &driver;
   return &driver;
 }
 
 }  // namespace
 
-int run_on_corstone300(RunIo& io, RunOptions options, bool stub_npu) {
-  StubNpu stub;
-  ethosu::EthosUDriver* npu = stub_npu ? nullptr : attach_npu();
-  if (stub_npu) std::printf("NPU: stubbed (command streams are parsed, not run)\n");
-  ethosu::EthosUBackend ethos_u(stub_npu ? static_cast<ethosu::NpuDriver*>(&stub) : npu);
+ethosu::NpuDriver* corstone300_npu(bool stub) {
+  if (!stub) return attach_npu();
+  static StubNpu stand_in;
+  std::printf("NPU: stubbed (command streams are parsed, not run)\n");
+  return &stand_in;
+}
+
+int run_on_corstone300(RunIo& io, RunOptions options, ethosu::NpuDriver* npu) {
+  ethosu::EthosUBackend ethos_u(npu);
   KernelRegistry kernels;
   BackendRegistry backends;
   Status status = register_reference_kernels(kernels);
@@ -68,8 +76,8 @@ int run_on_corstone300(RunIo& io, RunOptions options, bool stub_npu) {
   std::printf("execute: %s SysTick ticks at %lu Hz (= %s instructions when QEMU runs with -icount shift=0)\n",
               DecimalText(report->execute_ticks).c_str(), static_cast<unsigned long>(kSysTickHz),
               DecimalText(report->execute_ticks * 1000000000u / kSysTickHz).c_str());
-  if (npu != nullptr) {
-    std::printf("NPU: %s cycles in the last delegate call\n", DecimalText(npu->last_run_cycles()).c_str());
+  if (npu != nullptr && npu == g_attached_npu) {
+    std::printf("NPU: %s cycles in the last delegate call\n", DecimalText(g_attached_npu->last_run_cycles()).c_str());
   }
   return report->outputs_differing == 0 ? 0 : 3;
 }

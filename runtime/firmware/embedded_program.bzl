@@ -109,7 +109,13 @@ embedded_program = rule(
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
 )
 
-def pte_firmware_image(name, srcs, program, inputs = [], expected_outputs = [], fill_inputs = "", **kwargs):
+# pte_firmware_image's `npu` -> the library that provides embedded_npu() (runtime/firmware/embedded_npu.h).
+_NPU_LIBRARIES = {
+    "hardware": "//runtime/firmware:embedded_npu_hardware",
+    "model": "//runtime/firmware:embedded_npu_model",
+}
+
+def pte_firmware_image(name, srcs, program, inputs = [], expected_outputs = [], fill_inputs = "", npu = "hardware", **kwargs):
     """A Corstone-300 firmware ELF `name` running `program` from its own image (pte_firmware_embedded).
 
     Args:
@@ -119,6 +125,8 @@ def pte_firmware_image(name, srcs, program, inputs = [], expected_outputs = [], 
       inputs: input .npy files, in order.
       expected_outputs: expected output .npy files to check the outputs against, in order.
       fill_inputs: instead of inputs, the value every input element is set to.
+      npu: what runs the Ethos-U delegates: "hardware" (the Corstone-300's Ethos-U55) or "model" (the
+        functional Ethos-U55-128 model on the CPU, for QEMU, which has no NPU).
       **kwargs: passed to the cc_binary (tags, visibility, ...).
     """
     embedded_program(
@@ -137,6 +145,7 @@ def pte_firmware_image(name, srcs, program, inputs = [], expected_outputs = [], 
         deps = [
             name + "_files",
             "//runtime/firmware:embedded_main",
+            _NPU_LIBRARIES[npu],
         ],
         **kwargs
     )

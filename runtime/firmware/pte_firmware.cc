@@ -30,7 +30,7 @@ int run(const FileRunArguments& arguments) {
   options.method = arguments.method;
   options.fill_inputs = arguments.fill_inputs;
   options.fill_value = arguments.fill_value;
-  return run_on_corstone300(io, options, arguments.stub_npu);
+  return run_on_corstone300(io, options, corstone300_npu(arguments.stub_npu));
 }
 
 }  // namespace

@@ -9,9 +9,6 @@ namespace pte {
 namespace npu_model {
 namespace {
 
-// Elements of one NHCWB16 brick along the channel axis.
-constexpr int kBrickDepth = 16;
-
 // The registers of one feature-map slot.
 struct SlotRegisters {
   const char* name;

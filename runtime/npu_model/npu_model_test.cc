@@ -1,7 +1,8 @@
 // The NPU model on handmade command streams: the driver payload and command checks, errors that name
-// the command and its byte offset, DMA and an elementwise add end to end (U55 and U85), the trace, the
-// rescaler's roundings and the weight decoders. Real Vela streams are checked against the TOSA reference model by
-// arm/ethosu/npu_model/oracle_test.py.
+// the command and its byte offset (unknown commands, accesses outside a region and streams without a stop,
+// on each generation), DMA and an elementwise add end to end (U55 and U85), the trace, the rescaler's
+// roundings and the weight decoders. Real Vela streams are checked against the TOSA reference model by
+// //arm/ops:u55_INT and :u85_INT (every op case) and //arm/ethosu/npu_model (every model).
 #include <cstring>
 
 #include "runtime/npu_model/fwd_decoder.h"
@@ -16,9 +17,6 @@ namespace npu_model {
 namespace {
 
 constexpr uint32_t kLog2Macs128 = 7;
-// Vela's payload header is 8 words (COP1, CONFIG and its two words, three NOPs, CMD_STREAM): the first
-// command is at byte 32.
-constexpr size_t kFirstCommand = 32;
 
 // Builds a driver payload the way Vela lays one out.
 class StreamBuilder {
@@ -34,7 +32,9 @@ class StreamBuilder {
     return *this;
   }
 
-  // `product`: 0 for the Ethos-U55, 2 for the U85 (the config word's bits 28-31).
+  // `product`: 0 for the Ethos-U55, 2 for the U85 (the config word's bits 28-31). The header is 8 words
+  // (COP1, CONFIG and its two words, three NOPs, CMD_STREAM): the first command is at byte 32, which is
+  // where the byte offsets the tests expect count from.
   Span<const uint8_t> payload(uint32_t log2_macs = kLog2Macs128, uint32_t product = 0) {
     const uint32_t header[] = {0x31504F43, 0x00010001, log2_macs | 24u << 8 | product << 28, 0, 5, 5, 5,
                                2u | static_cast<uint32_t>(count_) << 16};
@@ -212,13 +212,11 @@ TEST(a_u55_stream_is_rejected_by_the_u85_model) {
                "compiled for Ethos-U55 with 256 MACs per cycle; this model is an Ethos-U85-256");
 }
 
-TEST(u85_elementwise_add_rescales_each_operand) {
-  // OFM = (IFM * 2) + OP_SCALAR 3 on a 1x1x4 int8 tensor: IFM_SCALE doubles, natural rounding.
-  int8_t scratch[8] = {-128, -1, 50, 100};
-  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+// OFM = (IFM * 2) + OP_SCALAR 3 on a 1x1x4 int8 tensor in region 1 (IFM at byte 0, OFM at byte 4):
+// IFM_SCALE doubles, natural rounding.
+StreamBuilder& u85_double_and_add_scalar(StreamBuilder& stream) {
   constexpr uint16_t kNatural = 1 << 13;
-  StreamBuilder stream;
-  stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1)
+  return stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1)
       .cmd1(Cmd1::NPU_SET_IFM_BASE0, 0)
       .cmd0(Cmd0::NPU_SET_IFM_DEPTH_M1, 3)
       .cmd1(Cmd1::NPU_SET_IFM_STRIDE_X, 4)
@@ -238,10 +236,46 @@ TEST(u85_elementwise_add_rescales_each_operand) {
       .cmd0(Cmd0::NPU_SET_IFM2_PRECISION, 1)
       .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_OP_SCALAR), 3)
       .cmd0(static_cast<Cmd0>(u85::Cmd0::NPU_SET_IFM2_BROADCAST), 8)
-      .cmd0(Cmd0::NPU_OP_ELEMENTWISE, 1)
-      .stop();
-  EXPECT_OK(u85_model().run(stream.payload(8, 2), Span<const ethosu::NpuRegion>(regions)));
+      .cmd0(Cmd0::NPU_OP_ELEMENTWISE, 1);
+}
+
+constexpr uint32_t kLog2Macs256 = 8;
+constexpr uint32_t kU85 = 2;
+
+TEST(u85_elementwise_add_rescales_each_operand) {
+  int8_t scratch[8] = {-128, -1, 50, 100};
+  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+  StreamBuilder stream;
+  u85_double_and_add_scalar(stream).stop();
+  EXPECT_OK(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>(regions)));
   EXPECT_TRUE(scratch[4] == -128 && scratch[5] == 1 && scratch[6] == 103 && scratch[7] == 127);
+}
+
+TEST(u85_an_unknown_opcode_names_its_byte_offset) {
+  // No U85 command has opcode 0x004.
+  StreamBuilder stream;
+  stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1).word(0x0000'0004).stop();
+  EXPECT_ERROR(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>()),
+               Error::kInvalidDelegateBlob, "unknown cmd0 opcode 0x004 (word 0x00000004) at byte 36");
+}
+
+TEST(u85_a_stream_without_stop_is_an_error) {
+  StreamBuilder stream;
+  stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1).cmd1(Cmd1::NPU_SET_IFM_BASE0, 64);
+  EXPECT_ERROR(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>()),
+               Error::kInvalidDelegateBlob, "the command stream ends at byte 44 without NPU_OP_STOP");
+}
+
+TEST(u85_an_ofm_outside_its_region_names_the_operation) {
+  // The OFM's four bytes start at byte 4 of a 6-byte region.
+  int8_t scratch[6] = {};
+  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+  StreamBuilder stream;
+  u85_double_and_add_scalar(stream).stop();
+  EXPECT_ERROR(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>(regions)),
+               Error::kDelegateFailed,
+               "NPU_OP_ELEMENTWISE at byte 152: OFM (1x1x4) reads or writes bytes [4, +4) of region 1, which holds "
+               "6 bytes");
 }
 
 TEST(rescale_rounds_natural_double_and_truncate) {

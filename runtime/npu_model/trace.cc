@@ -64,7 +64,7 @@ void add_ofm(LineWriter& out, const RegisterFile& r) {
   out.add(" -> ofm r%u+%s %ux%ux%u %s %s zp=%d scale=%s round=%s", r.get(Cmd0::NPU_SET_OFM_REGION) & 7,
           DecimalText(r.address(Cmd1::NPU_SET_OFM_BASE0)).c_str(), r.get(Cmd0::NPU_SET_OFM_HEIGHT_M1) + 1u,
           r.get(Cmd0::NPU_SET_OFM_WIDTH_M1) + 1u, r.get(Cmd0::NPU_SET_OFM_DEPTH_M1) + 1u,
-          precision_text(o.precision), format_text(o.precision), r.get_signed(Cmd0::NPU_SET_OFM_ZERO_POINT),
+          precision_text(o.precision), format_text(o.precision), static_cast<int>(r.get_signed(Cmd0::NPU_SET_OFM_ZERO_POINT)),
           o.global_scale ? "global" : "per-channel", round_text(o.round_mode));
   if (o.global_scale) {
     const Scale s = ofm_scale(r);
@@ -113,10 +113,10 @@ void add_u55_operation(LineWriter& out, const Command& command, const RegisterFi
       add_ifm(out, r);
       const Ifm2Broadcast b = ifm2_broadcast(r);
       if (b.scalar) {
-        out.add(" ifm2 scalar=%d", r.get_signed(Cmd0::NPU_SET_IFM2_SCALAR));
+        out.add(" ifm2 scalar=%d", static_cast<int>(r.get_signed(Cmd0::NPU_SET_IFM2_SCALAR)));
       } else {
         out.add(" ifm2 r%u+%s zp=%d broadcast=%s%s%s", r.get(Cmd0::NPU_SET_IFM2_REGION) & 7,
-                DecimalText(r.address(Cmd1::NPU_SET_IFM2_BASE0)).c_str(), r.get_signed(Cmd0::NPU_SET_IFM2_ZERO_POINT),
+                DecimalText(r.address(Cmd1::NPU_SET_IFM2_BASE0)).c_str(), static_cast<int>(r.get_signed(Cmd0::NPU_SET_IFM2_ZERO_POINT)),
                 b.height ? "h" : "", b.width ? "w" : "", b.depth ? "c" : "");
       }
       if (b.ifm2_first) out.add(" ifm2-first");

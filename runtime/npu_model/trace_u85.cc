@@ -38,13 +38,13 @@ void describe_u85_operation(const Command& command, const RegisterFile& r, char*
   const Precision ifm = ifm_precision(r).precision;
   out.add(" ifm r%u+%s %s %s zp=%d depth=%u storage=%d", r.get(u85::Cmd0::NPU_SET_IFM_REGION) & 7,
           DecimalText(r.address(u85::Cmd1::NPU_SET_IFM_BASE0)).c_str(), precision_text(ifm), format_text(ifm),
-          r.get_signed(u85::Cmd0::NPU_SET_IFM_ZERO_POINT), r.get(u85::Cmd0::NPU_SET_IFM_DEPTH_M1) + 1u,
+          static_cast<int>(r.get_signed(u85::Cmd0::NPU_SET_IFM_ZERO_POINT)), r.get(u85::Cmd0::NPU_SET_IFM_DEPTH_M1) + 1u,
           static_cast<int>(u85::ifm_storage(r)));
   if (opcode == u85::Cmd0::NPU_OP_ELEMENTWISE) {
     const Precision ifm2 = ifm2_precision(r);
     out.add(" ifm2 r%u+%s %s zp=%d broadcast=%u/%u", r.get(u85::Cmd0::NPU_SET_IFM2_REGION) & 7,
             DecimalText(r.address(u85::Cmd1::NPU_SET_IFM2_BASE0)).c_str(), precision_text(ifm2),
-            r.get_signed(u85::Cmd0::NPU_SET_IFM2_ZERO_POINT), r.get(u85::Cmd0::NPU_SET_IFM_BROADCAST) & 15u,
+            static_cast<int>(r.get_signed(u85::Cmd0::NPU_SET_IFM2_ZERO_POINT)), r.get(u85::Cmd0::NPU_SET_IFM_BROADCAST) & 15u,
             r.get(u85::Cmd0::NPU_SET_IFM2_BROADCAST) & 15u);
     add_scale(out, "ifm_scale", u85::ifm_scale_register(r));
     add_scale(out, "ifm2_scale", u85::ifm2_scale_register(r));
@@ -53,7 +53,7 @@ void describe_u85_operation(const Command& command, const RegisterFile& r, char*
   out.add(" -> ofm r%u+%s %ux%ux%u %s %s zp=%d %s transpose=%d reverse=%d storage=%d", r.get(u85::Cmd0::NPU_SET_OFM_REGION) & 7,
           DecimalText(r.address(u85::Cmd1::NPU_SET_OFM_BASE0)).c_str(), r.get(u85::Cmd0::NPU_SET_OFM_HEIGHT_M1) + 1u,
           r.get(u85::Cmd0::NPU_SET_OFM_WIDTH_M1) + 1u, r.get(u85::Cmd0::NPU_SET_OFM_DEPTH_M1) + 1u, precision_text(o.precision),
-          format_text(o.precision), r.get_signed(u85::Cmd0::NPU_SET_OFM_ZERO_POINT), o.global_scale ? "global" : "per-channel",
+          format_text(o.precision), static_cast<int>(r.get_signed(u85::Cmd0::NPU_SET_OFM_ZERO_POINT)), o.global_scale ? "global" : "per-channel",
           static_cast<int>(o.transpose), static_cast<int>(o.reverse), static_cast<int>(o.storage));
   add_scale(out, "ofm_scale", u85::ofm_scale_register(r));
   const u85::ActivationRegister a = u85::activation(r, o.precision);

@@ -15,24 +15,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from executorch.exir._serialize._program import deserialize_pte_binary
-
 from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.bin_stream import parse_bin_stream
 from arm.ethosu.npu_model.binding import NpuModel
+from arm.ethosu.npu_model.pte_delegates import ethos_u_bin_streams
 
 _ELEMENT_TYPES = {1: np.int8, 2: np.int16, 4: np.int32}
-
-
-def ethos_u_bin_streams(pte: bytes) -> list[bytes]:
-    """The Vela bin streams of every EthosUBackend delegate, in execution-plan order."""
-    program = deserialize_pte_binary(pte).program
-    return [
-        program.backend_delegate_data[delegate.processed.index].data
-        for plan in program.execution_plan
-        for delegate in plan.delegates
-        if delegate.id == EthosUCompileSpec.backend_id
-    ]
 
 
 def seconds_per_run(npu: NpuModel, bin_stream: bytes, runs: int) -> float:

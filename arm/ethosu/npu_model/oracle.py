@@ -1,4 +1,4 @@
-"""Runs an Ethos-U55 delegate on the NPU model and on the TOSA reference model, for bit-exact comparison.
+"""Runs an Ethos-U delegate on the NPU model and on the TOSA reference model, for bit-exact comparison.
 
 Vela compiles the delegate's TOSA graph; both models get the same integer inputs (the TOSA graph's, laid
 out as Vela's command stream expects them, which is the same bytes) and must produce the same integers.
@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 import tosa_reference_model
 
-from arm.artifacts import TosaArtifact, VelaArtifact
+from arm.artifacts import TosaArtifact
 from arm.ethosu.npu_model.binding import NpuModel
 
 
@@ -48,18 +48,20 @@ def reference_outputs(tosa: TosaArtifact, inputs: Sequence[np.ndarray]) -> list[
     return [np.asarray(output) for output in outputs]
 
 
-def npu_outputs(tosa: TosaArtifact, vela: VelaArtifact, inputs: Sequence[np.ndarray], model: NpuModel) -> list[np.ndarray]:
-    """The delegate's outputs from the NPU model, typed and shaped as the TOSA graph's outputs."""
-    run = model.run_bin_stream(vela.bin_stream, [np.asarray(value, dtype=io.dtype) for io, value in zip(tosa.inputs, inputs)])
+def npu_outputs(tosa: TosaArtifact, bin_stream: bytes, inputs: Sequence[np.ndarray], model: NpuModel) -> list[np.ndarray]:
+    """The delegate's outputs from the NPU model (Vela's ``bin_stream`` of ``tosa``), typed and shaped as the TOSA graph's."""
+    run = model.run_bin_stream(bin_stream, [np.asarray(value, dtype=io.dtype) for io, value in zip(tosa.inputs, inputs)])
     return [raw.view(np.uint8).view(io.dtype).reshape(io.shape) for raw, io in zip(run.outputs, tosa.outputs, strict=True)]
 
 
 def compare_delegate(
-    tosa: TosaArtifact, vela: VelaArtifact, inputs: Sequence[np.ndarray], model: NpuModel
+    tosa: TosaArtifact, bin_stream: bytes, inputs: Sequence[np.ndarray], model: NpuModel
 ) -> list[OutputComparison]:
     """Both models on the same integer inputs of one delegate (``inputs`` in the TOSA graph's terms)."""
-    reference = reference_outputs(tosa, inputs)
-    npu = npu_outputs(tosa, vela, inputs, model)
+    return compare_outputs(npu_outputs(tosa, bin_stream, inputs, model), reference_outputs(tosa, inputs))
+
+
+def compare_outputs(npu: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> list[OutputComparison]:
     return [OutputComparison(index, got, want) for index, (got, want) in enumerate(zip(npu, reference, strict=True))]
 
 

@@ -8,7 +8,9 @@ the collected artifacts and runs it in the TOSA reference model. Then:
 * ``*_INT``: the dequantized output is within one output quantization step of the quantized torch
   module (both round the same real value to the output grid, so they may differ by one step), and
   within ``FLOAT_ERROR_STEPS`` steps of the float module (see there);
-* ``u55_INT``, ``u85_INT``: Vela placed every operator on the NPU.
+* ``u55_INT``, ``u85_INT``: Vela placed every operator on the NPU, and its command stream run on the
+  functional NPU model (runtime/npu_model) gives the TOSA reference model's integers bit for bit on
+  the same integer inputs.
 
 A case that lists the target in ``cpu_targets`` instead must stay on the CPU: no delegate, and the
 support rule's reason names the op's node.
@@ -17,6 +19,7 @@ support rule's reason names the op's node.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import torch
@@ -24,6 +27,8 @@ import tosa_reference_model
 
 from arm.artifacts import TensorIo, TosaArtifact
 from arm.ethosu.bin_stream import parse_bin_stream
+from arm.ethosu.npu_model.binding import NpuModel
+from arm.ethosu.npu_model.oracle import compare_delegate, quantized_inputs
 from arm.flow import FlowResult, Target, resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.ops import registry
@@ -96,7 +101,7 @@ def check_op_case(op_case: OpCase) -> None:
         for index, (got, want) in enumerate(zip(actual, expected)):
             assert_close(got, want, atol=FP_ATOL, rtol=FP_RTOL, what=f"output {index} vs float module")
     if target.is_ethos_u:
-        _check_vela(result, tosa)
+        _check_vela(result, tosa, _delegate_inputs(result, case.inputs))
 
 
 def _target(name: str, case: OpTestCase) -> Target:
@@ -177,7 +182,8 @@ def _check_int(
         )
 
 
-def _check_vela(result: FlowResult, tosa: TosaArtifact) -> None:
+def _check_vela(result: FlowResult, tosa: TosaArtifact, inputs: tuple[torch.Tensor, ...]) -> None:
+    """Vela put everything on the NPU, and its command stream computes what the TOSA graph does."""
     (vela,) = result.artifacts.vela
     assert vela.cpu_ops == (), f"Vela left operators on the CPU for {result.target.name}: {vela.cpu_ops}"
     stream = parse_bin_stream(vela.bin_stream)
@@ -185,6 +191,19 @@ def _check_vela(result: FlowResult, tosa: TosaArtifact) -> None:
         f"Vela's command stream has {len(stream.inputs)} inputs and {len(stream.outputs)} outputs, "
         f"the TOSA graph {len(tosa.inputs)} and {len(tosa.outputs)}"
     )
+    integer_inputs = quantized_inputs(tosa, [tensor.numpy() for tensor in inputs])
+    comparisons = compare_delegate(tosa, vela.bin_stream, integer_inputs, _npu_model(result.target.name))
+    differing = [comparison.describe() for comparison in comparisons if comparison.mismatches]
+    assert not differing, (
+        f"Vela's command stream on the {result.target.name} model departs from the TOSA reference model: "
+        f"{'; '.join(differing)}"
+    )
+
+
+@functools.cache
+def _npu_model(target: str) -> NpuModel:
+    """One functional NPU model per Ethos-U target, shared by the cases of a test process."""
+    return NpuModel(target)
 
 
 def _numpy_outputs(value: torch.Tensor | tuple[torch.Tensor, ...]) -> list[np.ndarray]:
