@@ -27,6 +27,7 @@ from arm.artifacts import Artifacts, collect_artifacts
 from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec
 from arm.model_spec import ModelSpec
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner
+from arm.passes import EDGE_TRANSFORM_PASSES
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 
 STAGES = ("export", "quantize", "re-export", "lower", "serialize")
@@ -200,7 +201,12 @@ def run_flow(
     partitioner = target.partitioner()
     with collect_artifacts() as artifacts:
         with stages.run("lower"):
-            edge = to_edge_transform_and_lower(exported, partitioner=[partitioner], compile_config=_EDGE_CONFIG)
+            edge = to_edge_transform_and_lower(
+                exported,
+                transform_passes=list(EDGE_TRANSFORM_PASSES),
+                partitioner=[partitioner],
+                compile_config=_EDGE_CONFIG,
+            )
         # Read before serialization rewrites the graph into out-variants with allocations.
         delegate_inputs = _delegate_input_sources(edge.exported_program())
         with stages.run("serialize"):
