@@ -1,14 +1,16 @@
 // The NPU model on handmade command streams: the driver payload and command checks, errors that name
 // the command and its byte offset (unknown commands, accesses outside a region and streams without a stop,
 // on each generation), DMA and an elementwise add end to end (U55 and U85), the trace, the rescaler's
-// roundings and the weight decoders. Real Vela streams are checked against the TOSA reference model by
-// //arm/ops:u55_INT and :u85_INT (every op case) and //arm/ethosu/npu_model (every model).
+// roundings, the weight decoders and the 2:4 sparsity rule. Real Vela streams are checked against the
+// TOSA reference model by //arm/ops:u55_INT and :u85_INT (every op case) and //arm/ethosu/npu_model
+// (every model, and 2:4 sparse convolutions).
 #include <cstring>
 
 #include "runtime/npu_model/fwd_decoder.h"
 #include "runtime/npu_model/mlw_decoder.h"
 #include "runtime/npu_model/npu_model.h"
 #include "runtime/npu_model/rescale.h"
+#include "runtime/npu_model/sparse_weights.h"
 #include "runtime/npu_model/u85_commands.h"
 #include "runtime/testing/unit_test.h"
 
@@ -347,6 +349,25 @@ TEST(the_fast_weight_decoder_reads_a_small_palette) {
   EXPECT_TRUE(values[0] == 5 && values[1] == -3 && values[2] == 0 && values[3] == 7 && values[4] == 5);
   EXPECT_ERROR(decode_fast_weights(Span<const uint8_t>(stream.bytes, 16), Span<int16_t>(values)),
                Error::kDelegateFailed, "too few for its header");
+}
+
+TEST(sparse_weights_keep_two_of_every_four_ifm_channels) {
+  // Two OFM channels of a 1x2 kernel over 6 IFM channels: the runs are channels 0-3 and 4-5.
+  WeightLayout layout = {};
+  layout.ofm_depth = 2;
+  layout.kernel_height = 1;
+  layout.kernel_width = 2;
+  layout.ifm_depth = 6;
+  int16_t ohwi[] = {
+      1, 0, -2, 0, 3, 4,  // OFM channel 0, kernel x 0
+      0, 0, 0, 5, 0, -6,  // OFM channel 0, kernel x 1
+      0, 7, 8, 0, 0, 0,   // OFM channel 1, kernel x 0
+      9, 0, 0, 1, 2, 3,   // OFM channel 1, kernel x 1
+  };
+  EXPECT_OK(check_sparse_weights(layout, Span<const int16_t>(ohwi)));
+  ohwi[20] = 5;  // OFM channel 1, kernel x 1, IFM channel 2: the run 0-3 now holds 9, 0, 5, 1
+  EXPECT_ERROR(check_sparse_weights(layout, Span<const int16_t>(ohwi)), Error::kDelegateFailed,
+               "3 non-zero weights in IFM channels 0-3 of OFM channel 1 at kernel position (0, 1)");
 }
 
 }  // namespace

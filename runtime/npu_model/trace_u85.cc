@@ -68,9 +68,10 @@ void describe_u85_operation(const Command& command, const RegisterFile& r, char*
   if (opcode == u85::Cmd0::NPU_OP_CONV || opcode == u85::Cmd0::NPU_OP_DEPTHWISE) {
     const u85::WeightFormat w = u85::weight_format(r);
     const u85::AccFormat acc = u85::acc_format(r);
-    out.add(" weights r%u+%s (%s B, %s) scales r%u+%s acc%d ublock %dx%d", r.get(u85::Cmd0::NPU_SET_WEIGHT_REGION) & 7,
-            DecimalText(r.address(u85::Cmd1::NPU_SET_WEIGHT_BASE)).c_str(),
+    out.add(" weights r%u+%s (%s B, %s%s) scales r%u+%s acc%d ublock %dx%d",
+            r.get(u85::Cmd0::NPU_SET_WEIGHT_REGION) & 7, DecimalText(r.address(u85::Cmd1::NPU_SET_WEIGHT_BASE)).c_str(),
             DecimalText(r.address(u85::Cmd1::NPU_SET_WEIGHT_LENGTH)).c_str(), w.fast ? "fast" : "compressed",
+            w.sparse ? ", 2:4 sparse" : "",
             r.get(u85::Cmd0::NPU_SET_SCALE_REGION) & 7, DecimalText(r.address(u85::Cmd1::NPU_SET_SCALE_BASE)).c_str(),
             acc.wide ? 48 : 32, acc.ublock_height, acc.ublock_width);
   }

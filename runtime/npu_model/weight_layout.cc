@@ -66,8 +66,10 @@ void walk_u55_stream(const WeightLayout& layout, Visit&& visit) {
 // U85 weights come in OFM micro-block groups of this many channels.
 constexpr int kInterleaveDepth = 4;
 
-// Calls visit(o, ky, kx, i, valid) for each value of a U85 stream (one weight decoder core, dense 2:4
-// sparsity not modelled) in stream order.
+// Calls visit(o, ky, kx, i, valid) for each value of a U85 stream (one weight decoder core) in stream
+// order. 2:4 sparse weights come 16 IFM channels at a time instead of 8 (as Vela's U85 encoder orders
+// them); part-kernel-first then keeps a 16-bit IFM's channels in one micro-block and rounds sub-kernels
+// to 10 elements, as it does for 16-bit IFMs.
 template <typename Visit>
 void walk_u85_stream(const WeightLayout& layout, Visit&& visit) {
   const bool depthwise = layout.traversal == WeightTraversal::kDepthwise;
@@ -76,9 +78,11 @@ void walk_u85_stream(const WeightLayout& layout, Visit&& visit) {
   const int stride_x = layout.traversal == WeightTraversal::kDepthFirst ? 1 : layout.stride_x;
   const int stride_y = layout.traversal == WeightTraversal::kDepthFirst ? 1 : layout.stride_y;
   const int ifm_block_depth = layout.ifm_block_depth;
-  const int element_round = part_kernel ? (ifm16 ? 10 : 5) : (depthwise ? 10 : 1);
-  const int ifm_ublock = part_kernel ? (ifm16 ? 8 : ifm_block_depth) : (depthwise ? 1 : ifm_block_depth);
-  const int ifm_inner_step = depthwise ? 1 : 8;
+  const bool sparse = layout.sparse;
+  const int element_round = part_kernel ? (ifm16 || sparse ? 10 : 5) : (depthwise ? 10 : 1);
+  const int ifm_ublock =
+      part_kernel ? (ifm16 && !sparse ? 8 : ifm_block_depth) : (depthwise ? 1 : ifm_block_depth);
+  const int ifm_inner_step = depthwise ? 1 : (sparse ? 16 : 8);
   const int depthwise_padding = (!ifm16 && layout.macs_per_cycle <= 256) ? 0 : (layout.macs_per_cycle <= 512 ? 2 : 6);
   const int decomposition_x = kSubKernelMax / layout.dilation_x;
   const int decomposition_y = kSubKernelMax / layout.dilation_y;

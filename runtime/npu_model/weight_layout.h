@@ -4,9 +4,10 @@
 // traversal), then sub-kernels of up to 8x8 (4x4 with dilation 2), then micro-blocks of the OFM and IFM
 // depth. The U85 walks IFM blocks back and forth from one OFM block to the next, sub-kernels column by
 // column, kernel rows in alternating directions (split by the stride for part-kernel-first and
-// depthwise), and OFM micro-blocks in groups of 4 channels. Missing channels and kernel positions are
-// zeros, as is the padding that rounds sub-kernels up. Unpacking walks the same order and writes each
-// value to its place in a dense OHWI array.
+// depthwise), and OFM micro-blocks in groups of 4 channels, each channel's weights 8 IFM channels at a
+// time (16 with 2:4 sparse weights). Missing channels and kernel positions are zeros, as is the padding
+// that rounds sub-kernels up. Unpacking walks the same order and writes each value to its place in a
+// dense OHWI array.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,9 @@ struct WeightLayout {
   int stride_x;
   int stride_y;
   int macs_per_cycle;
+  // U85 only: 2:4 sparse weights (WEIGHT_FORMAT). The stream still holds every weight, zeros included,
+  // in an order of its own; sparse_weights.h says what the format promises of them.
+  bool sparse;
 
   size_t dense_size() const {
     return static_cast<size_t>(ofm_depth) * kernel_height * kernel_width * ifm_depth;

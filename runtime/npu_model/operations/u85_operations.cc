@@ -31,11 +31,13 @@ constexpr OperationEntry kOperations[] = {
     {u85::Cmd0::NPU_OP_PMU_MASK, run_nothing},
 };
 
-// IFM block depths of U85 convolutions (Vela's block configuration rules, which the NPU shares).
-int ifm_block_depth(const NpuArchitecture& architecture, WeightTraversal traversal, int ifm_bits, int ofm_ublock_depth) {
-  if (traversal == WeightTraversal::kPartKernelFirst) return 16;
+// IFM block depths of U85 convolutions (Vela's block configuration rules, which the NPU shares). 2:4
+// sparse weights never take the small arrays' 32-channel blocks, and take 128 channels for 8-bit IFMs.
+int ifm_block_depth(const NpuArchitecture& architecture, const WeightLayout& layout) {
+  if (layout.traversal == WeightTraversal::kPartKernelFirst) return 16;
   const bool small_array = architecture.macs_per_cycle == 128 || architecture.macs_per_cycle == 256;
-  if (ifm_bits == 32 || (small_array && ofm_ublock_depth == 16)) return 32;
+  if (layout.ifm_bits == 32 || (small_array && layout.ofm_ublock_depth == 16 && !layout.sparse)) return 32;
+  if (layout.sparse && layout.ifm_bits == 8) return 128;
   return 64;
 }
 
@@ -66,13 +68,16 @@ Status u85_weight_layout(const OperationContext& context, WeightTraversal traver
                            architecture.name, architecture.weight_cores);
   }
   const u85::WeightFormat format = u85::weight_format(context.registers);
-  if (format.sparse) return Status::failure(Error::kNotSupported, "2:4 sparse weights are not modelled");
+  if (format.sparse && traversal == WeightTraversal::kDepthwise) {
+    return Status::failure(Error::kNotSupported, "2:4 sparse weights for a depthwise convolution are not modelled");
+  }
   const u85::AccFormat acc = u85::acc_format(context.registers);
   layout->generation = NpuProduct::kEthosU85;
   layout->traversal = traversal;
+  layout->sparse = format.sparse;
   layout->ofm_ublock_depth =
       static_cast<int>(architecture.macs_per_cycle) / (8 * acc.ublock_height * acc.ublock_width);
-  layout->ifm_block_depth = ifm_block_depth(architecture, traversal, layout->ifm_bits, layout->ofm_ublock_depth);
+  layout->ifm_block_depth = ifm_block_depth(architecture, *layout);
   layout->macs_per_cycle = static_cast<int>(architecture.macs_per_cycle);
   *encoding = WeightEncoding{format.fast, acc.wide ? ScaleEntryFormat::kU85Bias48 : ScaleEntryFormat::kU85Bias32};
   return Status();

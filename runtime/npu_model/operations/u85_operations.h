@@ -25,7 +25,8 @@ OperationFn find_u85_operation(const Command& command);
 Status bind_u85_input(const OperationContext& context, FeatureMap& map, u85::Storage storage);
 
 // The weight layout and encoding a U85 convolution or depthwise operation's registers describe.
-// kNotSupported for what the model does not decode (several weight decoder cores, 2:4 sparsity).
+// kNotSupported for what the model does not decode (several weight decoder cores, 2:4 sparse depthwise
+// weights).
 Status u85_weight_layout(const OperationContext& context, WeightTraversal traversal, WeightLayout* layout,
                          WeightEncoding* encoding);
 

@@ -2,6 +2,7 @@
 
 #include "runtime/npu_model/fwd_decoder.h"
 #include "runtime/npu_model/mlw_decoder.h"
+#include "runtime/npu_model/sparse_weights.h"
 
 namespace pte {
 namespace npu_model {
@@ -47,6 +48,7 @@ Result<KernelWeights> load_weights(const OperationContext& context, WeightLayout
                                                                        : decode_compressed(context, stream, expected));
   PTE_ASSIGN_OR_RETURN(int16_t * ohwi, context.scratch.allocate_array<int16_t>(layout.dense_size(), "weights"));
   PTE_RETURN_IF_ERROR(unpack_weights(values, layout, Span<int16_t>(ohwi, layout.dense_size())));
+  if (layout.sparse) PTE_RETURN_IF_ERROR(check_sparse_weights(layout, Span<const int16_t>(ohwi, layout.dense_size())));
 
   PTE_ASSIGN_OR_RETURN(const ChannelScale* scales, load_scales(context, layout.ofm_depth, encoding.scales));
   return KernelWeights{layout, ohwi, scales};

@@ -1,7 +1,8 @@
 // The weights and per-channel scales of a convolution or depthwise operation: the weight stream at
 // WEIGHT_BASE (WEIGHT_LENGTH bytes, in WEIGHT_REGION) decoded and unpacked to dense OHWI, and one
 // bias/multiplier/shift entry per OFM channel from the scale stream at SCALE_BASE. U55 streams use the
-// compressed (MLW) format; U85 ones that or, per WEIGHT_FORMAT, the fast (FWD) one.
+// compressed (MLW) format; U85 ones that or, per WEIGHT_FORMAT, the fast (FWD) one, either of them
+// possibly holding 2:4 sparse weights (checked against sparse_weights.h's rule).
 #pragma once
 
 #include "runtime/core/result.h"
