@@ -1,11 +1,21 @@
 """arm_op_tests: one py_test per target running every op's test cases, tagged by target."""
 
+load("//third_party/vulkan:defs.bzl", "VULKAN_TEST_DATA", "VULKAN_TEST_ENV")
+
 # Target name -> the tags that select it (`bazel test --test_tag_filters=u55 //...`).
 OP_TEST_TARGETS = {
     "tosa_FP": ["tosa"],
     "tosa_INT": ["tosa"],
     "u55_INT": ["u55"],
     "u85_INT": ["u85"],
+    "vgf_FP": ["vgf"],
+    "vgf_INT": ["vgf"],
+}
+
+# What a target's tests run on besides the Python environment: VGF files run on lavapipe.
+_RUN_TIME_DATA = {
+    "vgf_FP": struct(data = VULKAN_TEST_DATA, env = VULKAN_TEST_ENV),
+    "vgf_INT": struct(data = VULKAN_TEST_DATA, env = VULKAN_TEST_ENV),
 }
 
 def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwargs):
@@ -26,6 +36,7 @@ def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwarg
         args = ["--target", target]
         for op in ops:
             args += ["--op", op]
+        run_time = _RUN_TIME_DATA.get(target, struct(data = [], env = {}))
         native.py_test(
             name = target,
             srcs = ["testing/op_test_main.py"],
@@ -34,6 +45,8 @@ def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwarg
             python_version = "PY3",
             shard_count = shard_count,
             tags = OP_TEST_TARGETS[target],
+            data = run_time.data,
+            env = run_time.env,
             deps = [":op_testing"],
             **kwargs
         )
