@@ -12,13 +12,18 @@ import re
 import subprocess
 import tempfile
 
+from tosa.Op import Op
+
 _PACKAGE = "model_converter"
 _INSTALL_HINT = (
     "install Arm's ML SDK model converter: `pip install ai-ml-sdk-model-converter==0.11.0` "
     "(pinned in third_party/python/requirements.in; Bazel builds get it from the lock)"
 )
-# How the converter names the operator it failed on, e.g. "'tosa.gather' op ..." (MLIR diagnostics).
-_FAILED_OP = re.compile(r"'(tosa\.[a-z_0-9]+)' op")
+# How the converter's MLIR diagnostics name the operator they are about: in the TOSA dialect
+# ("'tosa.avg_pool2d' op ...") or, after lowering, in SPIR-V's ("'spirv.Tosa.AvgPool2D' op ...").
+_FAILED_OP = re.compile(r"error: '(?:tosa|spirv\.Tosa)\.([A-Za-z0-9_]+)' op (.*)")
+# TOSA operator names without underscores ("AVGPOOL2D") -> as the specification spells them ("AVG_POOL2D").
+_TOSA_OPS = {name.replace("_", ""): name for name in vars(Op) if not name.startswith("_")}
 
 
 class VgfConversionError(RuntimeError):
@@ -55,10 +60,17 @@ def convert_tosa_to_vgf(tosa_flatbuffer: bytes, flags: tuple[str, ...] = ()) -> 
 
 def _conversion_error(output: str, status: int) -> VgfConversionError:
     match = _FAILED_OP.search(output)
-    tosa_op = match.group(1).removeprefix("tosa.").upper() if match else None
-    what = f"TOSA operator {tosa_op}" if tosa_op else "the TOSA graph (it named no operator)"
+    if match is None:
+        return VgfConversionError(
+            f"model-converter failed (exit status {status}) on the TOSA graph without naming an operator. "
+            f"Converter output:\n{output[-4000:]}",
+            None,
+        )
+    dialect_name, complaint = match.groups()
+    tosa_op = _TOSA_OPS.get(dialect_name.upper().replace("_", ""), dialect_name)
     return VgfConversionError(
-        f"model-converter 0.11.0 failed (exit status {status}) on {what}; keep that op on the CPU for VGF "
-        f"targets (its support rule) or update the ML SDK. Converter output:\n{output[-4000:]}",
+        f"model-converter cannot convert TOSA operator {tosa_op} to VGF: {complaint.strip()}. Keep the ATen op "
+        f"that lowers to {tosa_op} on the CPU for VGF targets (its support rule), or move to an ML SDK that "
+        f"converts it. Converter output:\n{output[-4000:]}",
         tosa_op,
     )

@@ -53,13 +53,16 @@ class VulkanEnvironment:
             manifest["layer"]["library_path"] = str(library)
             (directory / f"VkLayer_{kind}.json").write_text(json.dumps(manifest))
             layer_dirs.append(str(directory))
-        library_dir = driver.parent
+        # Debian ships some libraries (libexpat1) under /lib rather than /usr/lib.
+        library_dirs = [driver.parent, self.lavapipe_root / "lib" / driver.parent.name]
         return {
             "VK_ICD_FILENAMES": str(icd),
             "VK_LAYER_PATH": os.pathsep.join(layer_dirs),
             "VK_INSTANCE_LAYERS": ":".join(name for name, _ in _LAYERS),
             # The loader (libvulkan.so.1) and, for unpacked .debs, lavapipe's own shared libraries.
-            "LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(library_dir), os.environ.get("LD_LIBRARY_PATH")])),
+            "LD_LIBRARY_PATH": os.pathsep.join(
+                [str(d) for d in library_dirs if d.is_dir()] + list(filter(None, [os.environ.get("LD_LIBRARY_PATH")]))
+            ),
         }
 
     @property

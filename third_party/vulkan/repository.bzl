@@ -1,7 +1,7 @@
 """lavapipe_repository: Mesa's CPU Vulkan driver (lavapipe), the Vulkan loader and their libraries, unpacked.
 
 The .debs are fetched at pinned versions and hashes (packages.bzl) and unpacked as Debian lays them out
-(usr/lib/x86_64-linux-gnu, usr/share/vulkan/icd.d). Nothing is installed on the machine: the VGF runner
+(usr/lib/x86_64-linux-gnu, lib/x86_64-linux-gnu, usr/share/vulkan/icd.d). Nothing is installed on the machine: the VGF runner
 (arm/vgf/vulkan.py) points the loader at this tree's ICD manifest and puts its library directory on the
 worker's LD_LIBRARY_PATH. Only lavapipe is kept of Mesa's Vulkan drivers.
 """
@@ -20,7 +20,7 @@ def _lavapipe_repository_impl(rctx):
     for driver in _HARDWARE_DRIVERS:
         rctx.delete("{}/libvulkan_{}.so".format(_LIBRARY_DIR, driver))
         rctx.delete("{}/{}_icd.x86_64.json".format(_ICD_DIR, driver))
-    for directory in ["usr/share/doc", "usr/share/lintian", "usr/share/bug", "usr/bin", "usr/lib/x86_64-linux-gnu/dri"]:
+    for directory in ["etc", "usr/share/doc", "usr/share/lintian", "usr/share/man", "usr/share/locale", "usr/bin"]:
         rctx.delete(directory)
     if not rctx.path(_ICD_DIR + "/lvp_icd.x86_64.json").exists:
         fail("{}: the pinned mesa-vulkan-drivers has no lavapipe manifest ({}/lvp_icd.x86_64.json)".format(rctx.name, _ICD_DIR))
