@@ -56,7 +56,9 @@ def run_vgf(vgf: bytes, inputs: list[np.ndarray], scratch: pathlib.Path) -> list
     vgf_path = scratch / "graph.vgf"
     vgf_path.write_bytes(vgf)
     template = _scenario_template(vgf_path)
-    tensors = {resource["tensor"]["uid"]: resource["tensor"] for resource in template["resources"] if "tensor" in resource}
+    tensors = {
+        resource["tensor"]["uid"]: resource["tensor"] for resource in template["resources"] if "tensor" in resource
+    }
     (dispatch,) = [command["dispatch_graph"] for command in template["commands"]]
     bound = [(binding, tensors[binding["resource_ref"]]) for binding in dispatch["bindings"]]
     input_tensors = [(binding, tensor) for binding, tensor in bound if "src" in tensor]
@@ -68,7 +70,10 @@ def run_vgf(vgf: bytes, inputs: list[np.ndarray], scratch: pathlib.Path) -> list
     info = sr.VgfInfo()
     info.load_source(str(vgf_path))
     dispatch_data = sr.DispatchVgfData(builder.add_vgf(info))
-    ids = {tensor["uid"]: builder.add_tensor(tensor["dims"], _format(tensor)[0], debug_name=tensor["uid"]) for _, tensor in bound}
+    ids = {
+        tensor["uid"]: builder.add_tensor(tensor["dims"], _format(tensor)[0], debug_name=tensor["uid"])
+        for _, tensor in bound
+    }
     # The bindings property hands out a copy: assign the whole list.
     dispatch_data.bindings = [
         sr.TypedBinding(binding["set"], binding["id"], ids[tensor["uid"]], sr.DescriptorType.TensorArm)

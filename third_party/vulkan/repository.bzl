@@ -1,9 +1,9 @@
 """lavapipe_repository: Mesa's CPU Vulkan driver (lavapipe), the Vulkan loader and their libraries, unpacked.
 
 The .debs are fetched at pinned versions and hashes (packages.bzl) and unpacked as Debian lays them out
-(usr/lib/x86_64-linux-gnu, lib/x86_64-linux-gnu, usr/share/vulkan/icd.d). Nothing is installed on the machine: the VGF runner
-(arm/vgf/vulkan.py) points the loader at this tree's ICD manifest and puts its library directory on the
-worker's LD_LIBRARY_PATH. Only lavapipe is kept of Mesa's Vulkan drivers.
+(usr/lib/x86_64-linux-gnu, lib/x86_64-linux-gnu, usr/share/vulkan/icd.d). Nothing is installed on the
+machine: the VGF runner (arm/vgf/vulkan.py) points the loader at this tree's ICD manifest and puts its
+library directories on its worker's LD_LIBRARY_PATH. Only lavapipe is kept of Mesa's Vulkan drivers.
 """
 
 load("//third_party/arm_none_eabi:debian_packages.bzl", "download_debian_packages", "extract_debian_packages")
@@ -23,7 +23,10 @@ def _lavapipe_repository_impl(rctx):
     for directory in ["etc", "usr/share/doc", "usr/share/lintian", "usr/share/man", "usr/share/locale", "usr/bin"]:
         rctx.delete(directory)
     if not rctx.path(_ICD_DIR + "/lvp_icd.x86_64.json").exists:
-        fail("{}: the pinned mesa-vulkan-drivers has no lavapipe manifest ({}/lvp_icd.x86_64.json)".format(rctx.name, _ICD_DIR))
+        fail("{}: the pinned mesa-vulkan-drivers has no lavapipe manifest ({}/lvp_icd.x86_64.json)".format(
+            rctx.name,
+            _ICD_DIR,
+        ))
     rctx.template("BUILD.bazel", rctx.attr.build_file, executable = False)
 
 lavapipe_repository = repository_rule(
