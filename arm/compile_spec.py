@@ -1,6 +1,7 @@
 """Compile specs: what a user asks the Arm flow to target.
 
-The public names match ExecuTorch's Arm backend (``EthosUCompileSpec``, ``TosaCompileSpec``) so a user
+The public names match ExecuTorch's Arm backend (``EthosUCompileSpec``, ``TosaCompileSpec``,
+``VgfCompileSpec``) so a user
 switches flows by changing imports. Each spec knows its delegate id and serialises itself to the
 ``CompileSpec`` list that executorch stores beside the delegate.
 """
@@ -145,7 +146,58 @@ class EthosUCompileSpec:
         )
 
 
-ArmCompileSpec = TosaCompileSpec | EthosUCompileSpec
+@dataclasses.dataclass(frozen=True)
+class VgfCompileSpec:
+    """Lower to TOSA, then convert to VGF with Arm's ML SDK model converter (delegate id ``VgfBackend``).
+
+    A VGF runs on Vulkan devices with Arm's ML extensions (``VK_ARM_tensors``, ``VK_ARM_data_graph``).
+
+    Args:
+        tosa_spec: ``TOSA-1.0+FP`` for a float model or ``TOSA-1.0+INT`` for an int8 quantized one.
+        compiler_flags: further ``model-converter`` flags, e.g. ``["--require-static-shape"]``.
+    """
+
+    tosa_spec: TosaSpecification
+    compiler_flags: tuple[str, ...] = ()
+
+    backend_id: ClassVar[str] = "VgfBackend"
+    # Keys and value as ExecuTorch's VGF compile spec stores them beside the delegate.
+    _OUTPUT_FORMAT: ClassVar[str] = "vgf"
+
+    def __init__(
+        self,
+        tosa_spec: TosaSpecification | str = "TOSA-1.0+FP",
+        compiler_flags: list[str] | tuple[str, ...] | None = None,
+    ):
+        if isinstance(tosa_spec, str):
+            tosa_spec = TosaSpecification.from_string(tosa_spec)
+        markers = tosa_spec.extensions & {"u55", "u85"}
+        if markers:
+            raise ValueError(f"{tosa_spec} marks an Ethos-U ({', '.join(sorted(markers))}); a VGF takes plain TOSA")
+        object.__setattr__(self, "tosa_spec", tosa_spec)
+        object.__setattr__(self, "compiler_flags", tuple(compiler_flags or ()))
+
+    @property
+    def target(self) -> str:
+        return "vgf"
+
+    def to_list(self) -> list[CompileSpec]:
+        specs = {
+            "tosa_spec": str(self.tosa_spec),
+            "compile_flags": " ".join(self.compiler_flags),
+            "output_format": self._OUTPUT_FORMAT,
+        }
+        return [CompileSpec(key, value.encode()) for key, value in specs.items()]
+
+    @classmethod
+    def from_list(cls, specs: list[CompileSpec]) -> VgfCompileSpec:
+        values = _spec_dict(specs)
+        if values.get("output_format") != cls._OUTPUT_FORMAT:
+            raise ValueError(f"not a VGF compile spec: output_format is {values.get('output_format')!r}")
+        return cls(values["tosa_spec"], values["compile_flags"].split())
+
+
+ArmCompileSpec = TosaCompileSpec | EthosUCompileSpec | VgfCompileSpec
 
 
 def _spec_dict(specs: list[CompileSpec]) -> dict[str, str]:

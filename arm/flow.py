@@ -24,9 +24,9 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.artifacts import Artifacts, collect_artifacts
-from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec
+from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec, VgfCompileSpec
 from arm.model_spec import ModelSpec
-from arm.partitioner import EthosUPartitioner, TOSAPartitioner
+from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 
@@ -87,6 +87,10 @@ class Target:
     def is_ethos_u(self) -> bool:
         return isinstance(self.compile_spec, EthosUCompileSpec)
 
+    @property
+    def is_vgf(self) -> bool:
+        return isinstance(self.compile_spec, VgfCompileSpec)
+
     def partitioner(self) -> Partitioner:
         return self.kind.make_partitioner(self.compile_spec)
 
@@ -102,13 +106,15 @@ def _symmetric_int8_quantizer(spec: ArmCompileSpec) -> Quantizer:
     return quantizer
 
 
-def _tosa_spec(spec_text: str) -> Callable[[str, EthosUOptions], ArmCompileSpec]:
+def _without_vela(
+    make_spec: Callable[[str], ArmCompileSpec], spec_text: str
+) -> Callable[[str, EthosUOptions], ArmCompileSpec]:
     def make(name: str, options: EthosUOptions) -> ArmCompileSpec:
         if not options.is_default:
             raise FlowError(
                 f"Vela options (system config, memory mode, Vela flags) only apply to Ethos-U targets, not {name}"
             )
-        return TosaCompileSpec(spec_text)
+        return make_spec(spec_text)
 
     return make
 
@@ -117,14 +123,18 @@ def _ethos_u_spec(name: str, options: EthosUOptions) -> ArmCompileSpec:
     return EthosUCompileSpec(name, options.system_config, options.memory_mode, options.vela_flags)
 
 
-_TOSA_INT = _TargetKind(_tosa_spec("TOSA-1.0+INT"), TOSAPartitioner, _symmetric_int8_quantizer)
-_TOSA_FP = _TargetKind(_tosa_spec("TOSA-1.0+FP"), TOSAPartitioner, None)
+_TOSA_INT = _TargetKind(_without_vela(TosaCompileSpec, "TOSA-1.0+INT"), TOSAPartitioner, _symmetric_int8_quantizer)
+_TOSA_FP = _TargetKind(_without_vela(TosaCompileSpec, "TOSA-1.0+FP"), TOSAPartitioner, None)
 _ETHOS_U = _TargetKind(_ethos_u_spec, EthosUPartitioner, _symmetric_int8_quantizer)
+_VGF_INT = _TargetKind(_without_vela(VgfCompileSpec, "TOSA-1.0+INT"), VgfPartitioner, _symmetric_int8_quantizer)
+_VGF_FP = _TargetKind(_without_vela(VgfCompileSpec, "TOSA-1.0+FP"), VgfPartitioner, None)
 
 TARGETS: dict[str, _TargetKind] = {
     "tosa-INT": _TOSA_INT,
     "tosa-FP": _TOSA_FP,
     **{name: _ETHOS_U for name in ETHOS_U_TARGETS},
+    "vgf-INT": _VGF_INT,
+    "vgf-FP": _VGF_FP,
 }
 
 

@@ -1,4 +1,4 @@
-"""Partitioners that hand the nodes the Arm flow can lower to the TOSA or Ethos-U delegate.
+"""Partitioners that hand the nodes the Arm flow can lower to the TOSA, Ethos-U or VGF delegate.
 
 A node is delegated when its op module's support rule accepts it and, in the INT profile, the
 partition keeps int8 at its edges: a partition starts at the dequantize of an int8 input and ends at
@@ -19,13 +19,14 @@ from torch.fx import Graph, Node
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
-from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec
+from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec, VgfCompileSpec
 from arm.ops import registry
 from arm.ops.support import describe
 from arm.passes.int64_to_int32 import narrow_int64
-# executorch finds a delegate among the loaded BackendDetails subclasses, so load both here.
+# executorch finds a delegate among the loaded BackendDetails subclasses, so load them all here.
 from arm.ethosu import backend as _ethosu_backend  # noqa: F401
 from arm.tosa import backend as _tosa_backend  # noqa: F401
+from arm.vgf import backend as _vgf_backend  # noqa: F401
 from arm.tosa.quantization import is_dequantize, is_quantize
 from arm.tosa.specification import TosaSpecification
 
@@ -84,6 +85,13 @@ class EthosUPartitioner(TOSAPartitioner):
     """Delegates to ``EthosUBackend``, which lowers to TOSA and compiles with Vela."""
 
     def __init__(self, compile_spec: EthosUCompileSpec):
+        super().__init__(compile_spec)
+
+
+class VgfPartitioner(TOSAPartitioner):
+    """Delegates to ``VgfBackend``, which lowers to TOSA and converts it to VGF."""
+
+    def __init__(self, compile_spec: VgfCompileSpec):
         super().__init__(compile_spec)
 
 

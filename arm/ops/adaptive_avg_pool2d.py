@@ -66,7 +66,7 @@ def to_uneven_3x3(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.adaptive_avg_pool2d(x, 3)
 
 
-_EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT")
+_EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
 
 TEST_CASES = {
     "6x6_to_2x2": OpTestCase(FunctionModule(to_2x2), random_inputs(0, (1, 8, 6, 6))),

@@ -56,11 +56,11 @@ TEST_CASES = {
     "same_input": OpTestCase(FunctionModule(add_to_itself), random_inputs(4, (3, 40))),
     "constant_tensor": OpTestCase(_AddConstant(), random_inputs(8, (1, 16, 4, 4))),
     "relu_fused": OpTestCase(FunctionModule(add_relu), random_inputs(5, (1, 16, 8, 8), (1, 16, 8, 8))),
-    # int16 activations: the TOSA-1.0+INT target has no int16 extension.
+    # int16 activations: the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension.
     "a16w8": OpTestCase(
         FunctionModule(add_tensors),
         random_inputs(9, (1, 8, 8, 8), (1, 8, 8, 8)),
-        cpu_targets=("tosa_INT",),
+        cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }

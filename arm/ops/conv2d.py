@@ -142,17 +142,17 @@ TEST_CASES = {
     "same_padding": OpTestCase(seeded(10, _Conv, 6, 8, 3, padding="same"), random_inputs(10, (1, 6, 9, 9))),
     "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),
     "batch2_relu": OpTestCase(seeded(8, _Conv, 8, 8, 3, padding=1, relu=True), random_inputs(8, (2, 8, 8, 8))),
-    # int16 activations, int8 weights: the TOSA-1.0+INT target has no int16 extension.
+    # int16 activations, int8 weights: the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension.
     "a16w8": OpTestCase(
         seeded(11, _Conv, 8, 16, 3, padding=1, relu=True),
         random_inputs(11, (1, 8, 12, 12)),
-        cpu_targets=("tosa_INT",),
+        cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
     "a16w8_depthwise": OpTestCase(
         seeded(12, _Conv, 16, 16, 3, padding=1, groups=16),
         random_inputs(12, (1, 16, 8, 8)),
-        cpu_targets=("tosa_INT",),
+        cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }

@@ -79,11 +79,11 @@ TEST_CASES = {
     "rank3": OpTestCase(seeded(2, _Linear, 32, 16), random_inputs(2, (2, 10, 32))),
     "bias_free": OpTestCase(seeded(3, _Linear, 40, 24, bias=False), random_inputs(3, (4, 40))),
     "relu_fused": OpTestCase(seeded(4, _Linear, 64, 64, relu=True), random_inputs(4, (3, 64))),
-    # int16 activations, int8 weights: the TOSA-1.0+INT target has no int16 extension.
+    # int16 activations, int8 weights: the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension.
     "a16w8": OpTestCase(
         seeded(5, _Linear, 48, 32),
         random_inputs(5, (4, 48)),
-        cpu_targets=("tosa_INT",),
+        cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }

@@ -1,18 +1,26 @@
 """arm_op_tests: one py_test per target running every op's test cases, tagged by target."""
 
+load("//third_party/vulkan:defs.bzl", "VULKAN_TEST_DATA", "VULKAN_TEST_ENV")
+
 # Target name -> the tags that select it (`bazel test --test_tag_filters=u55 //...`).
 OP_TEST_TARGETS = {
     "tosa_FP": ["tosa"],
     "tosa_INT": ["tosa"],
     "u55_INT": ["u55"],
     "u85_INT": ["u85"],
+    "vgf_FP": ["vgf"],
+    "vgf_INT": ["vgf"],
 }
 
-# Target name -> what its test needs at run time besides the op files: the Ethos-U targets run Vela's
-# command streams on the functional NPU model (harness.py).
-_OP_TEST_DATA = {
-    "u55_INT": ["//runtime/npu_model:libpte_npu_model.so"],
-    "u85_INT": ["//runtime/npu_model:libpte_npu_model.so"],
+# What a target's tests run on besides the Python environment: the Ethos-U targets run Vela's command
+# streams on the functional NPU model, VGF files run on lavapipe (harness.py).
+_NPU_MODEL = struct(data = ["//runtime/npu_model:libpte_npu_model.so"], env = {})
+_VULKAN = struct(data = VULKAN_TEST_DATA, env = VULKAN_TEST_ENV)
+_RUN_TIME_DATA = {
+    "u55_INT": _NPU_MODEL,
+    "u85_INT": _NPU_MODEL,
+    "vgf_FP": _VULKAN,
+    "vgf_INT": _VULKAN,
 }
 
 def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwargs):
@@ -33,6 +41,7 @@ def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwarg
         args = ["--target", target]
         for op in ops:
             args += ["--op", op]
+        run_time = _RUN_TIME_DATA.get(target, struct(data = [], env = {}))
         native.py_test(
             name = target,
             srcs = ["testing/op_test_main.py"],
@@ -41,7 +50,8 @@ def arm_op_tests(ops, targets = OP_TEST_TARGETS.keys(), shard_count = 4, **kwarg
             python_version = "PY3",
             shard_count = shard_count,
             tags = OP_TEST_TARGETS[target],
-            data = _OP_TEST_DATA.get(target, []),
+            data = run_time.data,
+            env = run_time.env,
             deps = [":op_testing"],
             **kwargs
         )

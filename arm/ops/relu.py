@@ -66,11 +66,11 @@ TEST_CASES = {
     "rank4": OpTestCase(FunctionModule(torch.relu), random_inputs(0, (1, 8, 16, 16))),
     "rank2": OpTestCase(FunctionModule(torch.relu), random_inputs(1, (4, 100))),
     "after_view": OpTestCase(seeded(2, _LinearThenRelu), random_inputs(3, (2, 32))),
-    # int16 activations: the TOSA-1.0+INT target has no int16 extension.
+    # int16 activations: the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension.
     "a16w8": OpTestCase(
         FunctionModule(torch.relu),
         random_inputs(4, (1, 8, 8, 8)),
-        cpu_targets=("tosa_INT",),
+        cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }

@@ -5,12 +5,13 @@ from arm.quantizer.quantization_config import (
     get_symmetric_a16w8_quantization_config,
     get_symmetric_quantization_config,
 )
-from arm.quantizer.quantizer import EthosUQuantizer, TOSAQuantizer
+from arm.quantizer.quantizer import EthosUQuantizer, TOSAQuantizer, VgfQuantizer
 
 __all__ = [
     "EthosUQuantizer",
     "QuantizationConfig",
     "TOSAQuantizer",
+    "VgfQuantizer",
     "get_symmetric_a16w8_quantization_config",
     "get_symmetric_quantization_config",
 ]

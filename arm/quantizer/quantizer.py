@@ -46,5 +46,6 @@ class EthosUQuantizer(Quantizer):
         pass
 
 
-# The same quantizer serves the TOSA INT flow; the name matches ExecuTorch's.
+# The same quantizer serves the TOSA INT and VGF INT flows; the names match ExecuTorch's.
 TOSAQuantizer = EthosUQuantizer
+VgfQuantizer = EthosUQuantizer

@@ -10,7 +10,10 @@ the collected artifacts and runs it in the TOSA reference model. Then:
   within ``FLOAT_ERROR_STEPS`` steps of the float module (see there);
 * ``u55_INT``, ``u85_INT``: Vela placed every operator on the NPU, and its command stream run on the
   functional NPU model (runtime/npu_model) gives the TOSA reference model's integers bit for bit on
-  the same integer inputs.
+  the same integer inputs;
+* ``vgf_FP``, ``vgf_INT``: the VGF stored in the .pte runs on Vulkan (lavapipe with Arm's emulation
+  layers) on the same inputs; FP matches the float module to float32 rounding, INT equals the TOSA
+  reference model's int8 output bit for bit (and so is within one step of the quantized module).
 
 A case that lists the target in ``cpu_targets`` instead must stay on the CPU: no delegate, and the
 support rule's reason names the op's node.
@@ -21,9 +24,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+import functools
+
 import numpy as np
 import torch
 import tosa_reference_model
+from executorch.exir._serialize._program import deserialize_pte_binary
 
 from arm.artifacts import TensorIo, TosaArtifact
 from arm.ethosu.bin_stream import parse_bin_stream
@@ -35,6 +41,7 @@ from arm.ops import registry
 from arm.ops.op_test_case import OpTestCase
 from arm.ops.testing.compare import assert_close
 from arm.quantizer import EthosUQuantizer
+from arm.vgf.runner import VgfRunner
 
 # Test target name -> flow target name.
 OP_TEST_TARGETS = {
@@ -42,6 +49,8 @@ OP_TEST_TARGETS = {
     "tosa_INT": "tosa-INT",
     "u55_INT": "ethos-u55-128",
     "u85_INT": "ethos-u85-256",
+    "vgf_FP": "vgf-FP",
+    "vgf_INT": "vgf-INT",
 }
 
 # Float graphs may sum in another order than torch does; that changes results by a few float32 ulps of
@@ -89,7 +98,8 @@ def check_op_case(op_case: OpCase) -> None:
         _check_stays_on_cpu(result, op_case.op)
         return
     tosa = _single_delegate(result)
-    actual = _run_reference_model(tosa, _delegate_inputs(result, case.inputs))
+    delegate_inputs = _delegate_inputs(result, case.inputs)
+    actual = _run_reference_model(tosa, delegate_inputs)
     expected = _numpy_outputs(case.module(*case.inputs))
     if len(actual) != len(expected):
         raise AssertionError(f"the TOSA graph has {len(actual)} outputs, the module {len(expected)}")
@@ -101,7 +111,9 @@ def check_op_case(op_case: OpCase) -> None:
         for index, (got, want) in enumerate(zip(actual, expected)):
             assert_close(got, want, atol=FP_ATOL, rtol=FP_RTOL, what=f"output {index} vs float module")
     if target.is_ethos_u:
-        _check_vela(result, tosa, _delegate_inputs(result, case.inputs))
+        _check_vela(result, tosa, delegate_inputs)
+    if target.is_vgf:
+        _check_vgf(result, tosa, delegate_inputs, actual, expected)
 
 
 def _target(name: str, case: OpTestCase) -> Target:
@@ -204,6 +216,38 @@ def _check_vela(result: FlowResult, tosa: TosaArtifact, inputs: tuple[torch.Tens
 def _npu_model(target: str) -> NpuModel:
     """One functional NPU model per Ethos-U target, shared by the cases of a test process."""
     return NpuModel(target)
+
+
+@functools.cache
+def _vgf_runner() -> VgfRunner:
+    """One Vulkan worker per test process (its start-up costs about a second)."""
+    return VgfRunner()
+
+
+def _check_vgf(
+    result: FlowResult,
+    tosa: TosaArtifact,
+    inputs: tuple[torch.Tensor, ...],
+    reference: list[np.ndarray],
+    expected: list[np.ndarray],
+) -> None:
+    """Runs the .pte's VGF on Vulkan: FP against the float module, INT bit-exact against the reference model."""
+    program = deserialize_pte_binary(result.pte).program
+    (delegate,) = program.execution_plan[0].delegates
+    vgf = bytes(program.backend_delegate_data[delegate.processed.index].data)
+    outputs = _vgf_runner().run(vgf, [io.quantize(tensor.numpy()) for io, tensor in zip(tosa.inputs, inputs)])
+    if len(outputs) != len(tosa.outputs):
+        raise AssertionError(f"the VGF has {len(outputs)} outputs, the TOSA graph {len(tosa.outputs)}")
+    for index, (io, output, want_reference, want_torch) in enumerate(zip(tosa.outputs, outputs, reference, expected)):
+        got = io.dequantize(output)
+        if io.scale is None:
+            assert_close(got, want_torch, atol=FP_ATOL, rtol=FP_RTOL, what=f"VGF output {index} vs float module")
+        elif not np.array_equal(got, want_reference):
+            differing = int(np.count_nonzero(got != want_reference))
+            raise AssertionError(
+                f"VGF output {index} differs from the TOSA reference model in {differing} of {got.size} "
+                f"elements (largest difference {np.abs(got - want_reference).max() / io.scale:.0f} steps)"
+            )
 
 
 def _numpy_outputs(value: torch.Tensor | tuple[torch.Tensor, ...]) -> list[np.ndarray]:
