@@ -86,7 +86,17 @@ def split_even_rows(x: torch.Tensor) -> torch.Tensor:
 TEST_CASES = {
     "chunk_channels": OpTestCase(FunctionModule(chunk_channels), random_inputs(0, (1, 6, 8, 8))),
     "sizes_last_dim": OpTestCase(FunctionModule(split_sizes_width), random_inputs(1, (2, 4, 8))),
-    "unused_piece": OpTestCase(FunctionModule(split_even_rows), random_inputs(2, (12, 16))),
+    "unused_piece": OpTestCase(
+        FunctionModule(split_even_rows),
+        random_inputs(2, (12, 16)),
+        known_departures={
+            # Two row slices of one tensor feeding one SUB: in Vela 5.2.0's U55 stream both operand
+            # paths read the rescaled input from x = 0 (no IFM base or offset places the second slice),
+            # so the NPU computes top - top; the U85 stream places it and matches bit for bit. The
+            # NPU-model trace shows it (arm/ethosu/npu_model/binding.py, trace=True).
+            "u55_INT": "Vela 5.2.0 drops the second row slice's offset on the U55",
+        },
+    ),
 }
 
 OP = ArmOp(
