@@ -123,6 +123,29 @@ class Int32Emitter:
         return rescale(self.graph, combined, name=f"{self.prefix}_{what}", scales=[1.0], output_dtype=_INT16,
                        input_zp=0, output_zp=0)  # fmt: skip
 
+    def lookup_steps(self, steps: TosaValue, values: np.ndarray, what: str) -> TosaValue:
+        """``values[steps + 255]`` as int16 for int32 ``steps`` in [-255, 0] and 256 int16 values.
+
+        One int16 TABLE (TOSA's 513-entry interpolating table): ``128 * steps`` lands exactly on entry
+        ``steps + 256``, with no interpolation, and the int32 result (the entry times 128) is narrowed
+        back. For targets with an int16 TABLE (not U55/U65), where it replaces the two int8 TABLEs of
+        ``lookup14``.
+        """
+        values = np.asarray(values, dtype=np.int64)
+        if values.shape != (256,) or values.min() < -(1 << 15) or values.max() >= 1 << 15:
+            raise ValueError(f"{self.prefix}_{what}: a steps lookup needs 256 int16 values")
+        # Entries 0 and 257..512 are never read; they repeat the nearest used entry.
+        entries = np.concatenate([values[:1], values, np.full(256, values[-1])]).astype(np.int16)
+        index = rescale(self.graph, steps, name=f"{self.prefix}_{what}_index", scales=[128.0], output_dtype=_INT16,
+                        input_zp=0, output_zp=0)  # fmt: skip
+        looked_up = self.graph.add_tensor(f"{self.prefix}_{what}_table", steps.shape, _INT32)
+        attribute = ts.TosaSerializerAttribute()
+        attribute.TableAttribute()
+        self.graph.add_op(ts.Op.TABLE, [index, self.graph.add_const(f"{self.prefix}_{what}_entries", entries)],
+                          [looked_up], attribute, elementwise_unary=True)  # fmt: skip
+        return rescale(self.graph, looked_up, name=f"{self.prefix}_{what}", scales=[2.0**-7], output_dtype=_INT16,
+                       input_zp=0, output_zp=0)  # fmt: skip
+
     def widen(self, value: TosaValue, what: str, *, scale: float = 1.0, zero_point: int = 0) -> TosaValue:
         """RESCALE to int32: ``(value - zero_point) * scale``."""
         return rescale(self.graph, value, name=f"{self.prefix}_{what}", scales=[scale], output_dtype=_INT32,

@@ -157,7 +157,7 @@ def _lower_int(
     name: str,
 ) -> TosaValue:
     graph = ctx.graph
-    rows, count = x.shape
+    count = x.shape[1]
     ints = Int32Emitter(graph, name, rank=2)
     # x * 1 widens x to int32 for its sum and for step 3 (an int8 MUL is cheaper than a RESCALE).
     wide = ints.mul(x, graph.add_const(f"{name}_one", np.ones((1, 1), np.int8)), "int32", shift=0)
@@ -172,7 +172,7 @@ def _lower_int(
     normalized = normalize_even(ints, ints.add(spread, eps_value, "denominator"))
     inverse_sqrt = reciprocal_sqrt(ints, normalized.mantissa)
     # 1/sqrt(D) = y * 2**(half_shift - 1) * 2**(-27 - 15.5) (see normalize_even and reciprocal_sqrt), so
-    # M = 2**30 / sqrt(D * 2**s) = y * 2**(half_shift - 14 - s/2 + 0.5 - 1): one MUL by a constant and a
+    # M = 2**30 / sqrt(D * 2**s) = y * 2**(half_shift - 13.5 - s/2): one MUL by a constant and a
     # rounding right shift by 15 - half_shift >= 0 (D >= 1 means half_shift <= 15).
     multiplier_shift = 29
     factor = 2.0 ** (multiplier_shift + 15 + _INVERSE_BITS - 1 - RSQRT_FRACTION_BITS - 15.5 - s / 2)

@@ -65,7 +65,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
 
 def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    exponentials = shifted_exponentials(ints, x, axis)
+    exponentials = shifted_exponentials(ints, x, axis, ctx.spec)
     log_total = _log(ints, exponentials.total)
     one = 1 << _FRACTION_BITS
     # x - max on the 2**-16 grid; the input step gets as many extra fraction bits as int32 holds, so

@@ -37,7 +37,6 @@ from arm.ops.fixed_point import LOOKUP14_MAX, RECIPROCAL_FRACTION_BITS, Int32Emi
 from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.registry import ArmOp
 from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.table import INT8_VALUES
 from arm.ops.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -127,17 +126,21 @@ class ShiftedExponentials:
     total: TosaValue
 
 
-def shifted_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedExponentials:
+def shifted_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, spec: TosaSpecification) -> ShiftedExponentials:
     graph = ints.graph
     maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
     # Zero points cancel in x - max: both sides are read raw.
     steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
-    index = rescale(
-        graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
-        input_zp=0, output_zp=127,
-    )  # fmt: skip
-    real = np.exp(x.qparams.scale * (INT8_VALUES - 127).astype(np.float64))
-    exp = ints.lookup14(index, np.round(EXP_FULL_SCALE * real), "exp")
+    real = np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64))
+    values = np.round(EXP_FULL_SCALE * real)
+    if spec.has("u55"):  # no int16 TABLE on the U55/U65
+        index = rescale(
+            graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
+            input_zp=0, output_zp=127,
+        )  # fmt: skip
+        exp = ints.lookup14(index, values, "exp")
+    else:
+        exp = ints.lookup_steps(steps_below_max, values, "exp")
     total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
     return ShiftedExponentials(steps_below_max, exp, total)
 
@@ -166,7 +169,7 @@ def row_maximum(graph: TosaGraph, x: TosaValue, axis: int, *, name: str) -> Tosa
 
 def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    exponentials = shifted_exponentials(ints, x, axis)
+    exponentials = shifted_exponentials(ints, x, axis, ctx.spec)
     normalized = normalize(ints, exponentials.total)
     inverse = reciprocal(ints, normalized.mantissa)
     # 2**28 / S = inverse * 2**(shift - 31 - 28 + 28): a rounding right shift by 31 - shift >= 15
