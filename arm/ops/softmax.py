@@ -10,10 +10,10 @@ sums happens per row:
 
 1. ``max(x)`` along the axis; for the innermost axis the rows are first transposed to the outer
    axis, where Vela reduces about four times faster (see ``row_maximum``).
-2. ``d = x - max(x)`` in raw input steps lies in [-255, 0]; ``d + 127`` is an exact int8 index.
-3. Two int8 TABLEs give the bytes of ``E = round(16383 * exp(scale * d))`` as one int16
-   (``Int32Emitter.lookup14``; U55/U65 have no int16 TABLE, and 8 bits of exp lose a step of the
-   output, 14 bits move it by well under a tenth of one).
+2. ``d = x - max(x)`` in raw input steps lies in [-255, 0] (``d + 127`` is an exact int8 index).
+3. ``E = round(16383 * exp(scale * d))`` as int16: one int16 TABLE (``Int32Emitter.lookup_steps``),
+   or on the U55/U65, which have none, two int8 TABLEs of seven bits each (``Int32Emitter.lookup14``).
+   8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
 4. ``S = REDUCE_SUM(E)``; ``R = round(2**28 / S)`` per row from CLZ normalization and Newton-Raphson
    (arm.ops.fixed_point), an int16 since S >= 16383.
 5. One MUL ``E * R`` (int16 x int16 -> int32) and one RESCALE put ``E / S`` onto the output grid.
