@@ -4,7 +4,9 @@ TOSA's INT profile has no division or square root. These helpers build them from
 Ethos-U runs on int32 (ADD, SUB, MUL with a shift, CLZ, LOGICAL_LEFT_SHIFT, ARITHMETIC_RIGHT_SHIFT,
 int8 TABLE), the way integer softmax kernels do: normalize the operand with CLZ, refine an estimate
 of the reciprocal (square root) with Newton-Raphson, and undo the normalization with a per-element
-shift.
+shift. Lowerings use them on per-row statistics, where they cost little; the lookups that produce
+full-size tensors (``lookup14``, ``lookup_steps``) give int16 results, which Ethos-U elementwise
+operators move at half the cost of int32 ones.
 """
 
 from __future__ import annotations
