@@ -4,7 +4,9 @@ TOSA's INT profile has no division or square root. These helpers build them from
 Ethos-U runs on int32 (ADD, SUB, MUL with a shift, CLZ, LOGICAL_LEFT_SHIFT, ARITHMETIC_RIGHT_SHIFT,
 int8 TABLE), the way integer softmax kernels do: normalize the operand with CLZ, refine an estimate
 of the reciprocal (square root) with Newton-Raphson, and undo the normalization with a per-element
-shift.
+shift. Lowerings use them on per-row statistics, where they cost little; the lookups that produce
+full-size tensors (``lookup14``, ``lookup_steps``) give int16 results, which Ethos-U elementwise
+operators move at half the cost of int32 ones.
 """
 
 from __future__ import annotations
@@ -20,16 +22,20 @@ from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.rescale import rescale
 
 _INT32 = np.dtype(np.int32)
+_INT16 = np.dtype(np.int16)
+# The largest value ``lookup14`` holds: two seven-bit halves in int8 table bytes.
+LOOKUP14_MAX = (1 << 14) - 1
 
-# Newton-Raphson on 1/x for x in [0.5, 1) converges from 48/17 - 32/17 * x (the best linear start,
-# error <= 1/17) to below int32 resolution in three steps: the error squares each step.
-_RECIPROCAL_STEPS = 3
+# Newton-Raphson on 1/x for x in [0.5, 1) starts from 48/17 - 32/17 * x (the best linear start,
+# error <= 1/17); the error squares each step: 3.5e-3, then 1.2e-5, far below what an int8 or int16
+# result resolves (each step is four more operators).
+_RECIPROCAL_STEPS = 2
 # Results of ``reciprocal_sqrt`` are Q27: 1/sqrt(x) for x in [1/8, 1) is below 2.83, and its square
 # (computed on the way) must fit int32 too.
 RSQRT_FRACTION_BITS = 27
-# A 256-entry table of 1/sqrt on the top bits starts Newton-Raphson within 0.8%; three steps reach
-# int32 resolution (the error squares each step).
-_RSQRT_STEPS = 3
+# A 256-entry table of 1/sqrt on the top bits starts Newton-Raphson within 0.8%; the relative error
+# after a step is about 1.5 times its square: 1e-4, then 1.5e-8.
+_RSQRT_STEPS = 2
 # Results of ``reciprocal`` are Q3.28: 1/x lies in (1, 2], and estimates may overshoot 2 slightly;
 # the headroom keeps every MUL operand inside TOSA's apply_scale_32 range.
 RECIPROCAL_FRACTION_BITS = 28
@@ -57,9 +63,9 @@ class Int32Emitter:
         return self._binary(ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute, [lhs, rhs], what)
 
     def mul(self, value: TosaValue, multiplier: TosaValue, what: str, *, shift: int) -> TosaValue:
-        """``round(value * multiplier / 2**shift)``, computed exactly in 64 bits.
+        """``round(value * multiplier / 2**shift)``, computed exactly in 64 bits, as int32.
 
-        TOSA (apply_scale_32) requires ``multiplier >= 0`` and ``|value| < 2**(shift - 1)``; the result
+        Both inputs have one type; int8 and int16 ones take ``shift=0``. TOSA (apply_scale_32) requires ``multiplier >= 0`` and ``|value| < 2**(shift - 1)``; the result
         must fit int32.
         """
         shift_value = self.graph.add_scalar_const(f"{self.prefix}_{what}_shift", shift, np.int8)
@@ -94,6 +100,53 @@ class Int32Emitter:
                     qparams=None)  # fmt: skip
         return self.add(self.widen(high, f"{what}_high_int32", scale=256.0, zero_point=-128),
                         self.widen(low, f"{what}_low_int32", zero_point=-128), what)  # fmt: skip
+
+    def lookup14(self, index: TosaValue, values: np.ndarray, what: str) -> TosaValue:
+        """``values[index + 128]`` as int16 for an int8 ``index`` and 256 values in [0, LOOKUP14_MAX].
+
+        Two int8 TABLEs hold the value's top seven bits (negated) and its low seven bits; two int8 MULs
+        (by -128 and by 1) widen them to int32 and one ADD sums them into an int16, which Vela runs as
+        three full-size operations (``lookup16`` takes five int32 ones). The MULs keep the ADD's inputs
+        unscaled: Vela 5.2.0's U55 ADD that folds unequal input RESCALEs into an int16 result departs
+        from the TOSA reference model on our NPU model.
+        """
+        values = np.asarray(values, dtype=np.int64)
+        if values.shape != (256,) or values.min() < 0 or values.max() > LOOKUP14_MAX:
+            raise ValueError(f"{self.prefix}_{what}: a 14-bit lookup needs 256 values in [0, {LOOKUP14_MAX}]")
+        ones = (1,) * self.rank
+        minus_high = table(self.graph, index, (-(values >> 7)).astype(np.int8), name=f"{self.prefix}_{what}_high",
+                           qparams=None)  # fmt: skip
+        low = table(self.graph, index, (values & 0x7F).astype(np.int8), name=f"{self.prefix}_{what}_low", qparams=None)
+        high_part = self.mul(minus_high, self.graph.add_const(f"{self.prefix}_{what}_minus_128", np.full(ones, -128, np.int8)),
+                             f"{what}_high_int32", shift=0)  # fmt: skip
+        low_part = self.mul(low, self.graph.add_const(f"{self.prefix}_{what}_one", np.full(ones, 1, np.int8)),
+                            f"{what}_low_int32", shift=0)  # fmt: skip
+        combined = self.add(high_part, low_part, f"{what}_int32")
+        return rescale(self.graph, combined, name=f"{self.prefix}_{what}", scales=[1.0], output_dtype=_INT16,
+                       input_zp=0, output_zp=0)  # fmt: skip
+
+    def lookup_steps(self, steps: TosaValue, values: np.ndarray, what: str) -> TosaValue:
+        """``values[steps + 255]`` as int16 for int32 ``steps`` in [-255, 0] and 256 int16 values.
+
+        One int16 TABLE (TOSA's 513-entry interpolating table): ``128 * steps`` lands exactly on entry
+        ``steps + 256``, with no interpolation, and the int32 result (the entry times 128) is narrowed
+        back. For targets with an int16 TABLE (not U55/U65), where it replaces the two int8 TABLEs of
+        ``lookup14``.
+        """
+        values = np.asarray(values, dtype=np.int64)
+        if values.shape != (256,) or values.min() < -(1 << 15) or values.max() >= 1 << 15:
+            raise ValueError(f"{self.prefix}_{what}: a steps lookup needs 256 int16 values")
+        # Entries 0 and 257..512 are never read; they repeat the nearest used entry.
+        entries = np.concatenate([values[:1], values, np.full(256, values[-1])]).astype(np.int16)
+        index = rescale(self.graph, steps, name=f"{self.prefix}_{what}_index", scales=[128.0], output_dtype=_INT16,
+                        input_zp=0, output_zp=0)  # fmt: skip
+        looked_up = self.graph.add_tensor(f"{self.prefix}_{what}_table", steps.shape, _INT32)
+        attribute = ts.TosaSerializerAttribute()
+        attribute.TableAttribute()
+        self.graph.add_op(ts.Op.TABLE, [index, self.graph.add_const(f"{self.prefix}_{what}_entries", entries)],
+                          [looked_up], attribute, elementwise_unary=True)  # fmt: skip
+        return rescale(self.graph, looked_up, name=f"{self.prefix}_{what}", scales=[2.0**-7], output_dtype=_INT16,
+                       input_zp=0, output_zp=0)  # fmt: skip
 
     def widen(self, value: TosaValue, what: str, *, scale: float = 1.0, zero_point: int = 0) -> TosaValue:
         """RESCALE to int32: ``(value - zero_point) * scale``."""

@@ -4,15 +4,21 @@ Both profiles flatten the normalized dims to one axis of N elements ([rows, N]) 
 
 FP: REDUCE_SUM for the mean and the variance, RSQRT, MUL and ADD with the (flattened) weight and bias.
 
-INT (int8 in and out, int32 in between; raw input steps ``q - zero_point`` throughout):
+INT (int8 in and out). On an Ethos-U the full-size operators cost cycles in proportion to their
+element count and width while per-row ones are nearly free, so the full-size work is five int8/int16
+operators and all exact arithmetic on the statistics happens per row. With ``x`` the raw int8 values
+(zero points cancel in every difference):
 
-1. ``c = N * q - sum(q)`` is N times the deviation from the mean, exact in int32.
-2. ``V = sum((c >> k)**2)``, with the compile-time shift k keeping V below 2**29 for any int8 data,
-   plus ``eps`` on the same grid, is ``D``: the variance up to a constant factor.
-3. ``1 / sqrt(D)`` comes from an even CLZ normalization, a TABLE start and Newton-Raphson
-   (arm.ops.fixed_point); one MUL by ``c`` then gives the normalized value on a fixed grid.
-4. The weight is an int32 MUL (relative to its largest magnitude), the bias an int32 ADD on the
-   same grid, and one RESCALE writes the int8 output.
+1. ``S = sum(x)`` and ``Q = sum(x * x)``: int8 MULs (by 1 and by x) into int32 and REDUCE_SUMs.
+2. Per row: ``T = N * Q - S**2`` is ``N**2`` times the variance in input steps, exact in int32
+   (shifted right by a compile-time s for large N); ``M = 2**30 / sqrt(T + eps)`` from an even CLZ
+   normalization, a TABLE start and Newton-Raphson (arm.ops.fixed_point), then
+   ``A = N * M`` and ``B = S * M`` on the grid of ``u``.
+3. ``u = x * A - B = 2**F * (N * x - S) / sqrt(T)``, the normalized value with F fraction bits, as
+   int16: one MUL and one SUB (Vela folds the RESCALEs around them).
+4. The weight and bias are a 1x1 DEPTHWISE_CONV2D over the N channels (int16 x int8 into int48):
+   each weight's magnitude goes into its channel's output RESCALE multiplier and only its sign
+   (times 127) into the int8 weight, so the weights keep their float precision.
 """
 
 from __future__ import annotations
@@ -35,20 +41,22 @@ from arm.ops.unary import fp_add, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import rescale
 from arm.tosa.specification import TosaSpecification
 
-# |q - mean| of int8 data is at most 255 steps.
-_MAX_DEVIATION = 255
-# V = sum((c >> k)**2) stays below this, so D's normalizing shift is at least 2 (see normalize_even).
+# T = N * Q - S**2 is at most N**2 * 127.5**2 for int8 data; it is shifted right until it and eps
+# stay below 2**29 (what normalize_even takes).
 _VARIANCE_LIMIT = 1 << 28
-# The weight, relative to its largest magnitude, as a Q15 int32 multiplier.
-_WEIGHT_FRACTION_BITS = 15
-# Bound for the normalized value plus bias before the final RESCALE, clear of int32 overflow.
-_SUM_LIMIT = 2.0**30.9
-# Largest N whose N * q and squared deviations (after the shift k) the int32 steps hold.
+# M = 2**30 / sqrt(T) lies in (0, 2**30]: T >= 1 once eps (at least one unit) is added.
+_INVERSE_BITS = 30
+# A weight whose magnitude is below the largest one times this is rounded onto the int8 weight grid
+# instead of getting its own multiplier (which would make its bias overflow int48).
+_SMALLEST_WEIGHT_RATIO = 2.0**-12
+# The depthwise weight that stands for a weight's sign.
+_UNIT_WEIGHT = 127
+# Largest N whose sums (S, Q) the int32 steps hold.
 MAX_NORMALIZED_ELEMENTS = 1 << 16
 
 
@@ -127,13 +135,15 @@ def _lower_float(
     return result
 
 
-def _deviation_shift(count: int) -> int:
-    """The k of ``c >> k``: the smallest that keeps count * (255 * count / 2**k)**2 below 2**28."""
-    worst = _MAX_DEVIATION * count
-    k = 0
-    while count * math.ceil(worst / 2**k) ** 2 >= _VARIANCE_LIMIT:
-        k += 1
-    return k
+def _variance_shift(count: int) -> int:
+    """The s of ``T >> s``: the smallest that keeps the largest T of int8 data below _VARIANCE_LIMIT."""
+    largest = count**2 * 127.5**2
+    return max(0, math.ceil(math.log2(largest / _VARIANCE_LIMIT)))
+
+
+def _fraction_bits(count: int) -> int:
+    """F of ``u = z * 2**F``: |z| <= sqrt(N - 1), and u must fit int16."""
+    return math.floor(math.log2(32767 / math.sqrt(max(count - 1, 1))))
 
 
 def _lower_int(
@@ -149,50 +159,76 @@ def _lower_int(
     graph = ctx.graph
     count = x.shape[1]
     ints = Int32Emitter(graph, name, rank=2)
-    raw = rescale(graph, x, name=f"{name}_int32", scales=[1.0], output_dtype=np.dtype(np.int32),
-                  input_zp=x.qparams.zero_point, output_zp=0)  # fmt: skip
-    total = reduce(graph, ts.Op.REDUCE_SUM, raw, 1, name=f"{name}_sum")
-    deviation = ints.sub(ints.mul(raw, ints.constant(count, "count"), "scaled", shift=0), total, "deviation")
-    k = _deviation_shift(count)
-    reduced = ints.shift_right_rounding_by(deviation, k, "deviation_reduced") if k else deviation
-    squares = ints.mul(reduced, reduced, "squares", shift=0)
-    # eps on the grid of V: variance in raw steps is V * 2**(2k) / count**3.
-    eps_units = eps / x.qparams.scale**2 * count**3 / 2 ** (2 * k)
+    # x * 1 widens x to int32 for its sum and for step 3 (an int8 MUL is cheaper than a RESCALE).
+    wide = ints.mul(x, graph.add_const(f"{name}_one", np.ones((1, 1), np.int8)), "int32", shift=0)
+    total = reduce(graph, ts.Op.REDUCE_SUM, wide, 1, name=f"{name}_sum")
+    square_total = reduce(graph, ts.Op.REDUCE_SUM, ints.mul(x, x, "squares", shift=0), 1, name=f"{name}_square_sum")
+    s = _variance_shift(count)
+    spread = ints.sub(ints.mul(square_total, ints.constant(count, "count"), "count_square_sum", shift=s),
+                      ints.mul(total, total, "sum_squared", shift=s), "spread")  # fmt: skip
+    # eps on the grid of T >> s: the variance in input steps is T / N**2.
+    eps_units = eps / x.qparams.scale**2 * count**2 / 2**s
     eps_value = ints.constant(int(min(max(round(eps_units), 1), _VARIANCE_LIMIT)), "eps")
-    denominator = ints.add(reduce(graph, ts.Op.REDUCE_SUM, squares, 1, name=f"{name}_square_sum"), eps_value,
-                           "denominator")  # fmt: skip
-    normalized = normalize_even(ints, denominator)
-    # 1/sqrt(D) = y * 2**(half_shift - 1) * 2**(-27 - 15.5); folding 2**(half_shift - 16) into y keeps
-    # the product with c in int32 (half_shift <= 15 because D >= 1).
+    normalized = normalize_even(ints, ints.add(spread, eps_value, "denominator"))
     inverse_sqrt = reciprocal_sqrt(ints, normalized.mantissa)
-    rounding = ints.sub(ints.constant(16, "sixteen"), normalized.half_shift, "rsqrt_shift")
-    scaled_inverse = ints.shift_right_rounding(inverse_sqrt, rounding, "rsqrt_scaled")
-    product_shift = max(0, k - 2)
-    # z = product * sqrt(count) * 2**(product_shift - 27.5 - k), |z| <= sqrt(count): |product| < 2**29.5.
-    product = ints.mul(deviation, scaled_inverse, "normalized", shift=product_shift)
-    unit = math.sqrt(count) * 2.0 ** (product_shift - RSQRT_FRACTION_BITS - 0.5 - k)
-    if weight is not None:
-        largest = float(np.abs(weight).max()) or 1.0
-        unit *= largest
-        extra = _headroom_shift(0.0 if bias is None else float(np.abs(bias).max()) / unit)
-        multipliers = np.round(weight / largest * 2**_WEIGHT_FRACTION_BITS).astype(np.int32)
-        product = ints.mul(product, graph.add_const(f"{name}_weight", multipliers), "weighted",
-                           shift=_WEIGHT_FRACTION_BITS + extra)  # fmt: skip
-        unit *= 2**extra
-    elif bias is not None:
-        extra = _headroom_shift(float(np.abs(bias).max()) / unit)
-        if extra:
-            product = ints.shift_right_rounding_by(product, extra, "unweighted")
-            unit *= 2**extra
-    if bias is not None:
-        product = ints.add(product, graph.add_const(f"{name}_bias", np.round(bias / unit).astype(np.int32)), "biased")
-    return rescale(graph, product, name=f"{name}_output", scales=[unit / output.scale], output_dtype=output.dtype,
-                   input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+    # 1/sqrt(D) = y * 2**(half_shift - 1) * 2**(-27 - 15.5) (see normalize_even and reciprocal_sqrt), so
+    # M = 2**30 / sqrt(D * 2**s) = y * 2**(half_shift - 13.5 - s/2): one MUL by a constant and a
+    # rounding right shift by 15 - half_shift >= 0 (D >= 1 means half_shift <= 15).
+    multiplier_shift = 29
+    factor = 2.0 ** (multiplier_shift + 15 + _INVERSE_BITS - 1 - RSQRT_FRACTION_BITS - 15.5 - s / 2)
+    scaled = ints.mul(inverse_sqrt, ints.constant(round(factor), "inverse_factor"), "inverse_scaled",
+                      shift=multiplier_shift)  # fmt: skip
+    row_shift = ints.sub(ints.constant(15, "fifteen"), normalized.half_shift, "inverse_shift")
+    inverse = ints.shift_right_rounding(scaled, row_shift, "inverse")  # M, below 2**30
+    fraction_bits = _fraction_bits(count)
+    # u = x * N * M / 2**(30 - F) - S * M / 2**(30 - F); A = N * M / 2**count_bits stays below 2**30.
+    count_bits = math.ceil(math.log2(count)) if count > 1 else 0
+    x_shift = _INVERSE_BITS - fraction_bits - count_bits
+    scaled_count = ints.mul(inverse, ints.constant(count, "count_again"), "scaled_count", shift=count_bits)
+    offset = ints.mul(total, inverse, "offset", shift=_INVERSE_BITS - fraction_bits)
+    product = ints.mul(wide, scaled_count, "scaled_x", shift=x_shift)
+    normalized_value = rescale(graph, ints.sub(product, offset, "centered"), name=f"{name}_normalized",
+                               scales=[1.0], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
+    return _scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
 
 
-def _headroom_shift(bias_units: float) -> int:
-    """Right shift that keeps the normalized value (< 2**29.5) plus the bias below _SUM_LIMIT."""
-    return max(0, math.ceil(math.log2((2.0**29.5 + bias_units) / _SUM_LIMIT)))
+def _scale_and_shift(
+    ctx: LoweringContext,
+    value: TosaValue,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    output: QParams,
+    fraction_bits: int,
+    *,
+    name: str,
+) -> TosaValue:
+    """``value * 2**-F * weight + bias`` onto the output grid: a 1x1 DEPTHWISE_CONV2D and a RESCALE."""
+    graph = ctx.graph
+    rows, count = value.shape
+    weights = np.ones(count) if weight is None else weight.reshape(count)
+    biases = np.zeros(count) if bias is None else bias.reshape(count)
+    largest = float(np.abs(weights).max()) or 1.0
+    magnitudes = np.maximum(np.abs(weights), largest * _SMALLEST_WEIGHT_RATIO)
+    int8_weights = np.round(_UNIT_WEIGHT * weights / magnitudes).astype(np.int8)
+    # One accumulator unit of channel c is worth magnitude_c / 127 * 2**-F of the real output.
+    units = magnitudes / _UNIT_WEIGHT * 2.0**-fraction_bits
+    channels = reshape(graph, value, (1, 1, rows, count), name=f"{name}_channels")
+    operands = [
+        channels,
+        graph.add_const(f"{name}_weight", int8_weights.reshape(1, 1, count, 1)),
+        graph.add_const(f"{name}_bias", np.round(biases / units).astype(INT48)),
+        graph.add_scalar_const(f"{name}_input_zp", 0, np.int16),
+        graph.add_scalar_const(f"{name}_weight_zp", 0, np.int8),
+    ]
+    accumulator = graph.add_tensor(f"{name}_affine", channels.shape, INT48)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.DepthwiseConv2dAttribute(pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1], local_bound=False,
+                                       acc_type=ts.DType.INT48)  # fmt: skip
+    graph.add_op(ts.Op.DEPTHWISE_CONV2D, operands, [accumulator], attribute)
+    result = rescale(graph, accumulator, name=f"{name}_output", scales=list(units / output.scale),
+                     output_dtype=output.dtype, input_zp=0, output_zp=output.zero_point,
+                     output_qparams=output)  # fmt: skip
+    return reshape(graph, result, (rows, count), name=f"{name}_rows_out")
 
 
 class _LayerNorm(torch.nn.Module):

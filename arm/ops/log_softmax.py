@@ -2,7 +2,7 @@
 
 FP: the max-stabilized exponentials of arm.ops.softmax, LOG of their sum, SUB.
 
-INT: the int32 exponential sum ``S`` of arm.ops.softmax (``S / 65535`` is the real sum), then
+INT: the int32 exponential sum ``S`` of arm.ops.softmax (``S / EXP_FULL_SCALE`` is the real sum), then
 ``log(S)`` in fixed point, with no float and no division:
 
 * CLZ normalization: ``S = m * 2**-shift`` with ``x = m / 2**31`` in [0.5, 1), so
@@ -65,7 +65,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
 
 def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    exponentials = shifted_exponentials(ints, x, axis)
+    exponentials = shifted_exponentials(ints, x, axis, ctx.spec)
     log_total = _log(ints, exponentials.total)
     one = 1 << _FRACTION_BITS
     # x - max on the 2**-16 grid; the input step gets as many extra fraction bits as int32 holds, so
@@ -73,7 +73,7 @@ def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output:
     extra_bits = max(0, 30 - _FRACTION_BITS - math.ceil(math.log2(x.qparams.scale)))
     step = ints.constant(round(x.qparams.scale * 2.0 ** (_FRACTION_BITS + extra_bits)), "input_step")
     shifted = ints.mul(exponentials.steps_below_max, step, "shifted", shift=extra_bits)
-    # log(real sum) = log(S) - log(65535)
+    # log(real sum) = log(S) - log(EXP_FULL_SCALE)
     log_real_total = ints.sub(log_total, ints.constant(round(math.log(EXP_FULL_SCALE) * one), "log_scale"),
                               "log_real_sum")  # fmt: skip
     result = ints.sub(shifted, log_real_total, "log_probability")
