@@ -164,7 +164,8 @@ def _lower_int(
     total = reduce(graph, ts.Op.REDUCE_SUM, wide, 1, name=f"{name}_sum")
     square_total = reduce(graph, ts.Op.REDUCE_SUM, ints.mul(x, x, "squares", shift=0), 1, name=f"{name}_square_sum")
     s = _variance_shift(count)
-    spread = ints.sub(ints.mul(square_total, ints.constant(count, "count"), "count_square_sum", shift=s),
+    count_value = ints.constant(count, "count")
+    spread = ints.sub(ints.mul(square_total, count_value, "count_square_sum", shift=s),
                       ints.mul(total, total, "sum_squared", shift=s), "spread")  # fmt: skip
     # eps on the grid of T >> s: the variance in input steps is T / N**2.
     eps_units = eps / x.qparams.scale**2 * count**2 / 2**s
@@ -184,7 +185,7 @@ def _lower_int(
     # u = x * N * M / 2**(30 - F) - S * M / 2**(30 - F); A = N * M / 2**count_bits stays below 2**30.
     count_bits = math.ceil(math.log2(count)) if count > 1 else 0
     x_shift = _INVERSE_BITS - fraction_bits - count_bits
-    scaled_count = ints.mul(inverse, ints.constant(count, "count_again"), "scaled_count", shift=count_bits)
+    scaled_count = ints.mul(inverse, count_value, "scaled_count", shift=count_bits)
     offset = ints.mul(total, inverse, "offset", shift=_INVERSE_BITS - fraction_bits)
     product = ints.mul(wide, scaled_count, "scaled_x", shift=x_shift)
     normalized_value = rescale(graph, ints.sub(product, offset, "centered"), name=f"{name}_normalized",
