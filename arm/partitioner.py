@@ -20,8 +20,8 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec, VgfCompileSpec
-from arm.ops import registry
-from arm.ops.support import describe
+from arm.ops.common import registry
+from arm.ops.common.support import describe
 from arm.passes.int64_to_int32 import narrow_int64
 # executorch finds a delegate among the loaded BackendDetails subclasses, so load them all here.
 from arm.ethosu import backend as _ethosu_backend  # noqa: F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
-from arm.ops import registry
+from arm.ops.common import registry
 from bench.backend_isolation import backends_of
 from bench.compiled import CompiledProgram
 

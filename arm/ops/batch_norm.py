@@ -19,11 +19,11 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
-from arm.ops.op_test_case import OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.unary import fp_add, fp_mul, int8_reason
+from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
+from arm.ops.common.op_test_case import OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import fp_add, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

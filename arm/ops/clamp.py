@@ -12,11 +12,11 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
-from arm.ops.registry import ArmOp
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
+from arm.ops.common.arm_op import ArmOp
 from arm.ops.relu import clamp
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.unary import annotate_unary
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import annotate_unary
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import QParams

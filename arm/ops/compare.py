@@ -23,11 +23,11 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.elementwise import emit
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, dtype_of, first_reason, rank_reason, tensor_args
-from arm.ops.unary import float_constant, int8_reason
+from arm.ops.common.elementwise import emit
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, dtype_of, first_reason, rank_reason, tensor_args
+from arm.ops.common.unary import float_constant, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

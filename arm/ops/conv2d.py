@@ -13,10 +13,10 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops import transpose_conv2d
-from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
-from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, profile_reason
+from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
+from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, profile_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of

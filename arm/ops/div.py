@@ -17,11 +17,11 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops import registry
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason, tensor_args
-from arm.ops.unary import annotate_unary, emit_unary, fp_mul, lower_table
+from arm.ops.common import registry
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason, tensor_args
+from arm.ops.common.unary import annotate_unary, emit_unary, fp_mul, lower_table
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue

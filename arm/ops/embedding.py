@@ -7,10 +7,10 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
-from arm.ops.gather import gather, index_value, indices_reason
-from arm.ops.op_test_case import OpTestCase, seeded
-from arm.ops.registry import ArmOp
-from arm.ops.support import first_reason, profile_reason
+from arm.ops.common.gather import gather, index_value, indices_reason
+from arm.ops.common.op_test_case import OpTestCase, seeded
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import first_reason, profile_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -58,7 +58,7 @@ def _indices(seed: int, count: int, shape: tuple[int, ...]) -> tuple[torch.Tenso
     return (torch.randint(0, count, shape, generator=generator, dtype=torch.int32),)
 
 
-# No GATHER on the NPU: see arm/ops/gather.py.
+# No GATHER on the NPU: see arm/ops/common/gather.py.
 _ETHOS_U = ("u55_INT", "u85_INT")
 
 TEST_CASES = {

@@ -14,9 +14,10 @@ import operator
 
 from torch.fx import Node
 
-from arm.ops import registry, split
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe
+from arm.ops import split
+from arm.ops.common import registry
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue

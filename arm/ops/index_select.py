@@ -9,10 +9,10 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.gather import gather, index_value, indices_reason
-from arm.ops.op_test_case import OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import first_reason, profile_reason, rank_reason
+from arm.ops.common.gather import gather, index_value, indices_reason
+from arm.ops.common.op_test_case import OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -68,7 +68,7 @@ class _SelectByInput(torch.nn.Module):
         return torch.index_select(x, self.dim, indices)
 
 
-# No GATHER on the NPU: see arm/ops/gather.py.
+# No GATHER on the NPU: see arm/ops/common/gather.py.
 _ETHOS_U = ("u55_INT", "u85_INT")
 
 TEST_CASES = {

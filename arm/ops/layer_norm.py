@@ -12,7 +12,7 @@ operators and all exact arithmetic on the statistics happens per row. With ``x``
 1. ``S = sum(x)`` and ``Q = sum(x * x)``: int8 MULs (by 1 and by x) into int32 and REDUCE_SUMs.
 2. Per row: ``T = N * Q - S**2`` is ``N**2`` times the variance in input steps, exact in int32
    (shifted right by a compile-time s for large N); ``M = 2**30 / sqrt(T + eps)`` from an even CLZ
-   normalization, a TABLE start and Newton-Raphson (arm.ops.fixed_point), then
+   normalization, a TABLE start and Newton-Raphson (arm.ops.common.fixed_point), then
    ``A = N * M`` and ``B = S * M`` on the grid of ``u``.
 3. ``u = x * A - B = 2**F * (N * x - S) / sqrt(T)``, the normalized value with F fraction bits, as
    int16: one MUL and one SUB (Vela folds the RESCALEs around them).
@@ -31,13 +31,13 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.axis_reduction import reduce
-from arm.ops.elementwise import emit
-from arm.ops.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_even, reciprocal_sqrt
-from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.unary import fp_add, fp_mul, int8_reason
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.elementwise import emit
+from arm.ops.common.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import fp_add, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

@@ -9,10 +9,10 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.elementwise import emit
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
-from arm.ops.registry import ArmOp
-from arm.ops.unary import annotate_unary, float_constant, fp_mul, lower_table, unary_support
+from arm.ops.common.elementwise import emit
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.unary import annotate_unary, float_constant, fp_mul, lower_table, unary_support
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 

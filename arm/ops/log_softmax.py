@@ -24,14 +24,14 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.elementwise import emit
-from arm.ops.fixed_point import Int32Emitter, normalize
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
+from arm.ops.common.elementwise import emit
+from arm.ops.common.fixed_point import Int32Emitter, normalize
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
 from arm.ops.softmax import EXP_FULL_SCALE, float_exponentials, shifted_exponentials, softmax_dim
 from arm.ops.softmax import support as softmax_support
-from arm.ops.table import INT8_VALUES
-from arm.ops.unary import emit_unary
+from arm.ops.common.table import INT8_VALUES
+from arm.ops.common.unary import emit_unary
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext

@@ -1,4 +1,4 @@
-"""aten.maximum -> TOSA MAXIMUM; INT as for add (arm.ops.extremum says why)."""
+"""aten.maximum -> TOSA MAXIMUM; INT as for add (arm.ops.common.extremum says why)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import torch
 import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 
-from arm.ops.extremum import extremum_op
+from arm.ops.common.extremum import extremum_op
 
 
 def _attribute(attribute: ts.TosaSerializerAttribute) -> None:

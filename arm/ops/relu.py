@@ -8,9 +8,9 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
-from arm.ops.registry import ArmOp
-from arm.ops.support import profile_reason
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import profile_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext

@@ -15,7 +15,7 @@ sums happens per row:
    or on the U55/U65, which have none, two int8 TABLEs of seven bits each (``Int32Emitter.lookup14``).
    8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
 4. ``S = REDUCE_SUM(E)``; ``R = round(2**28 / S)`` per row from CLZ normalization and Newton-Raphson
-   (arm.ops.fixed_point), an int16 since S >= 16383.
+   (arm.ops.common.fixed_point), an int16 since S >= 16383.
 5. One MUL ``E * R`` (int16 x int16 -> int32) and one RESCALE put ``E / S`` onto the output grid.
    Rounding R moves the result by at most ``E * 0.5 / 2**28 < 2**-15``: R needs no per-row exponent.
 """
@@ -31,13 +31,13 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.axis_reduction import reduce
-from arm.ops.elementwise import emit
-from arm.ops.fixed_point import LOOKUP14_MAX, RECIPROCAL_FRACTION_BITS, Int32Emitter, normalize, reciprocal
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.unary import emit_unary, fp_mul, int8_reason
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.elementwise import emit
+from arm.ops.common.fixed_point import LOOKUP14_MAX, RECIPROCAL_FRACTION_BITS, Int32Emitter, normalize, reciprocal
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

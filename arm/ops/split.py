@@ -15,9 +15,9 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

@@ -7,9 +7,9 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.elementwise import annotate_binary, binary_support, lower_add_sub
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
+from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 

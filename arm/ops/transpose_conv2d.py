@@ -14,10 +14,10 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from arm.ops.convolution import ConvGeometry, ConvWeights, emit_convolution
-from arm.ops.op_test_case import OpTestCase, random_inputs, seeded
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, first_reason, profile_reason
+from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
+from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

@@ -6,8 +6,8 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 
 from arm.ops import view
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
 
 
 def unsqueeze_batch(x: torch.Tensor) -> torch.Tensor:

@@ -11,10 +11,10 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.compare import away_from
-from arm.ops.elementwise import emit
-from arm.ops.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.registry import ArmOp
-from arm.ops.support import describe, dtype_of, first_reason, profile_reason, rank_reason
+from arm.ops.common.elementwise import emit
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

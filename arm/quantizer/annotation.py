@@ -9,7 +9,7 @@ from torchao.quantization.pt2e.quantizer import (
     SharedQuantizationSpec,
 )
 
-from arm.ops import registry
+from arm.ops.common import registry
 
 _ANNOTATION_KEY = "quantization_annotation"
 

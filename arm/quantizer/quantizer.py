@@ -6,7 +6,7 @@ from torch.fx import GraphModule
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.compile_spec import ArmCompileSpec
-from arm.ops import registry
+from arm.ops.common import registry
 from arm.quantizer.annotation import is_annotated
 from arm.quantizer.quantization_config import QuantizationConfig
 

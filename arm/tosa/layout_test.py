@@ -10,7 +10,7 @@ from tosa.TosaGraph import TosaGraph as FlatbufferGraph
 
 from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
-from arm.ops.axis_reduction import reduce
+from arm.ops.common.axis_reduction import reduce
 from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor
 from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc
 

@@ -14,7 +14,7 @@ from torch.export import ExportedProgram
 from torch.fx import Node
 
 from arm.artifacts import TensorIo, TosaArtifact
-from arm.ops import registry
+from arm.ops.common import registry
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.layout import cancel_round_trips

@@ -37,8 +37,8 @@ from arm.ethosu.npu_model.binding import NpuModel
 from arm.ethosu.npu_model.oracle import compare_delegate, quantized_inputs
 from arm.flow import FlowResult, Target, resolve_target, run_flow
 from arm.model_spec import ModelSpec
-from arm.ops import registry
-from arm.ops.op_test_case import OpTestCase
+from arm.ops.common import registry
+from arm.ops.common.op_test_case import OpTestCase
 from arm.ops.testing.compare import assert_close
 from arm.quantizer import EthosUQuantizer
 from arm.vgf.runner import VgfRunner

@@ -11,8 +11,8 @@ import numpy as np
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.axis_reduction import reduce
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.rescale import from_int32, to_int32

@@ -8,7 +8,7 @@ import numpy as np
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason, tensor_args
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason, tensor_args
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

@@ -14,7 +14,7 @@ import torch
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.support import describe, dtype_of
+from arm.ops.common.support import describe, dtype_of
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.specification import TosaSpecification

@@ -20,9 +20,9 @@ import tosa_serializer as ts
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import FixedQParamsQuantizationSpec, QuantizationSpecBase
 
-from arm.ops.elementwise import AttributeSetter, emit
-from arm.ops.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.table import quantized_function_table, table
+from arm.ops.common.elementwise import AttributeSetter, emit
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.table import quantized_function_table, table
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of

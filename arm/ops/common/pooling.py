@@ -13,7 +13,7 @@ import tosa_serializer as ts
 from torch.fx import Node
 
 from arm.ops.conv2d import exact_padding
-from arm.ops.support import describe
+from arm.ops.common.support import describe
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, pad_tensor, slice_tensor
 from arm.tosa.layout import to_nchw, to_nhwc

@@ -7,30 +7,15 @@ from typing import Iterable
 import torch
 from torch.fx import Node
 
-from arm.ops import registry
+from arm.ops.common import registry
+# Every support rule writes its reason with these; op files take them from here with the rules.
+from arm.ops.common.node_info import describe, dtype_of, tensor_args  # noqa: F401
 from arm.tosa.quantization import is_dequantize, is_quantize, output_quantize
 from arm.tosa.specification import TosaSpecification
 
 
 # TOSA 1.0 level 8K caps tensor rank at 6 (Vela takes rank 6 for elementwise and data movement too).
 MAX_RANK = 6
-
-
-def describe(node: Node) -> str:
-    """``node conv (aten.convolution.default)``: how every reason starts."""
-    return f"node {node.name} ({getattr(node.target, '__name__', node.target)})"
-
-
-def tensor_args(node: Node) -> list[Node]:
-    return [arg for arg in node.args if isinstance(arg, Node)]
-
-
-def dtype_of(node: Node) -> torch.dtype | None:
-    """The node's tensor dtype; a multi-result op (native batch norm) has its first result's."""
-    value = node.meta.get("val")
-    if isinstance(value, (tuple, list)) and value:
-        value = value[0]
-    return value.dtype if isinstance(value, torch.Tensor) else None
 
 
 def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] | None = None) -> str | None:

@@ -1,72 +1,60 @@
-"""The registry of lowered operators: each op module under arm/ops/ contributes one ``ArmOp``.
+"""The registry of lowered operators: every module directly under arm/ops/ is one op and ends in ``OP = ArmOp(...)``.
 
-Callers ask the registry, never a chain of ifs: the partitioner for support rules, the quantizer for
-annotations, the lowering for TOSA emitters and the test harness for example cases.
+The folder is the list: adding ``arm/ops/<name>.py`` registers the op here, and BUILD.bazel globs the same
+files for its tests, so there is no second list to keep in step. Callers ask the registry, never a chain of
+ifs: the partitioner for support rules, the quantizer for annotations, the lowering for TOSA emitters and
+the test harness for example cases.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
-from typing import TYPE_CHECKING, Callable
+import pkgutil
 
 import torch
 from torch.fx import Node
 
-from arm.ops.op_test_case import OpTestCase
+import arm.ops
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.node_info import describe
+from arm.ops.common.op_test_case import OpTestCase
 from arm.tosa.quantization import is_dequantize, is_quantize
 from arm.tosa.specification import TosaSpecification
 
-if TYPE_CHECKING:
-    from arm.quantizer.quantization_config import QuantizationConfig
-    from arm.tosa.context import LoweringContext
-    from arm.tosa.graph import TosaValue
 
-SupportRule = Callable[[Node, TosaSpecification], "str | None"]
-Annotator = Callable[[Node, "QuantizationConfig"], None]
-Lowering = Callable[[Node, "LoweringContext"], "TosaValue"]
-
-# Modules of arm/ops/ that define an ``OP``; the order is the order op_names() reports.
-_OP_MODULES = ("add", "sub", "mul", "relu", "conv2d", "linear", "view", "permute", "softmax", "batch_norm", "getitem", "layer_norm", "log_softmax", "sigmoid", "avg_pool2d", "max_pool2d", "cat", "pad", "slice", "select", "squeeze", "unsqueeze", "mean", "sum", "tanh", "hardsigmoid", "hardswish", "silu", "gelu", "clamp", "div", "reciprocal", "neg", "abs", "log", "exp", "compare", "where", "rsqrt", "leaky_relu", "maximum", "minimum", "adaptive_avg_pool2d", "upsample_nearest2d", "upsample_bilinear2d", "embedding", "index_select", "matmul", "transpose_conv2d", "split", "clone")
-
-
-@dataclasses.dataclass(frozen=True)
-class ArmOp:
-    """Everything the flow knows about one operator.
-
-    Attributes:
-        name: short name used by tests and reports, e.g. ``"conv2d"``.
-        edge_targets: edge-dialect operators this op lowers.
-        aten_targets: ATen operators (as seen by pt2e before to_edge) this op annotates for quantization.
-        support: returns None when a node can be lowered for a TOSA spec, else a reason naming the node.
-        annotate: marks a node (and, for fusions, its activation) with quantization specs.
-        lower: emits TOSA for a node and returns the value holding its result.
-        test_cases: named examples, run by the harness for every target.
-        keep_in_edge: ATen operators to_edge must not decompose so this op sees them whole.
-        fuses_into_producer: an activation whose clamp the producer's output quantization absorbs.
-    """
-
-    name: str
-    edge_targets: tuple[object, ...]
-    aten_targets: tuple[torch._ops.OpOverload, ...]
-    support: SupportRule
-    annotate: Annotator
-    lower: Lowering
-    test_cases: dict[str, OpTestCase]
-    keep_in_edge: tuple[torch._ops.OpOverload, ...] = ()
-    fuses_into_producer: bool = False
+def op_module_names() -> list[str]:
+    """The op files of arm/ops/ (without ``.py``), sorted: sub-packages such as ``common`` hold no ops."""
+    return sorted(info.name for info in pkgutil.iter_modules(arm.ops.__path__) if not info.ispkg)
 
 
 @functools.cache
 def _ops() -> tuple[ArmOp, ...]:
-    # Imported lazily: op modules import helpers that themselves consult the registry.
-    return tuple(importlib.import_module(f"arm.ops.{module}").OP for module in _OP_MODULES)
+    # Imported lazily: op modules import the support rules, which consult this registry.
+    ops = []
+    for module_name in op_module_names():
+        module = importlib.import_module(f"arm.ops.{module_name}")
+        arm_op = getattr(module, "OP", None)
+        if not isinstance(arm_op, ArmOp):
+            raise TypeError(
+                f"arm/ops/{module_name}.py defines no `OP = ArmOp(...)`; shared code belongs in arm/ops/common/"
+            )
+        if arm_op.name != module_name:
+            # Test ids, --test_filter and the README's op table all use the file name.
+            raise ValueError(f"arm/ops/{module_name}.py declares an op named {arm_op.name!r}; name it {module_name!r}")
+        ops.append(arm_op)
+    return tuple(ops)
 
 
 @functools.cache
 def _by_edge_target() -> dict[object, ArmOp]:
-    return {target: op for op in _ops() for target in op.edge_targets}
+    by_target: dict[object, ArmOp] = {}
+    for op in _ops():
+        for target in op.edge_targets:
+            if target in by_target:
+                raise ValueError(f"{target} is lowered by two ops, {by_target[target].name} and {op.name}")
+            by_target[target] = op
+    return by_target
 
 
 def _inplace_variant(target: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
@@ -130,8 +118,6 @@ def unsupported_reason(node: Node, tosa_spec: TosaSpecification) -> str | None:
     Quantize/dequantize nodes are lowerable in the INT profile (the lowering folds them); whether one
     belongs inside a partition is the partitioner's boundary rule.
     """
-    from arm.ops.support import describe  # support consults this registry
-
     if is_quantize(node) or is_dequantize(node):
         if tosa_spec.is_int:
             return None

@@ -18,7 +18,7 @@ import numpy as np
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.support import describe, first_reason, profile_reason
+from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.layout import to_nchw, to_nhwc

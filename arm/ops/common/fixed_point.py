@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 import tosa_serializer as ts
 
-from arm.ops.table import INT8_VALUES, table
+from arm.ops.common.table import INT8_VALUES, table
 from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.rescale import rescale
 

@@ -1,0 +1,1 @@
+"""Building blocks shared by the op files of arm/ops/: the registry, support rules, emitters of op families."""

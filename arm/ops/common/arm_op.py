@@ -1,0 +1,48 @@
+"""``ArmOp``: everything the flow knows about one operator, as each op file under arm/ops/ declares it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Callable
+
+import torch
+from torch.fx import Node
+
+from arm.ops.common.op_test_case import OpTestCase
+from arm.tosa.specification import TosaSpecification
+
+if TYPE_CHECKING:
+    from arm.quantizer.quantization_config import QuantizationConfig
+    from arm.tosa.context import LoweringContext
+    from arm.tosa.graph import TosaValue
+
+SupportRule = Callable[[Node, TosaSpecification], "str | None"]
+Annotator = Callable[[Node, "QuantizationConfig"], None]
+Lowering = Callable[[Node, "LoweringContext"], "TosaValue"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ArmOp:
+    """Everything the flow knows about one operator.
+
+    Attributes:
+        name: short name used by tests and reports, e.g. ``"conv2d"``.
+        edge_targets: edge-dialect operators this op lowers.
+        aten_targets: ATen operators (as seen by pt2e before to_edge) this op annotates for quantization.
+        support: returns None when a node can be lowered for a TOSA spec, else a reason naming the node.
+        annotate: marks a node (and, for fusions, its activation) with quantization specs.
+        lower: emits TOSA for a node and returns the value holding its result.
+        test_cases: named examples, run by the harness for every target.
+        keep_in_edge: ATen operators to_edge must not decompose so this op sees them whole.
+        fuses_into_producer: an activation whose clamp the producer's output quantization absorbs.
+    """
+
+    name: str
+    edge_targets: tuple[object, ...]
+    aten_targets: tuple[torch._ops.OpOverload, ...]
+    support: SupportRule
+    annotate: Annotator
+    lower: Lowering
+    test_cases: dict[str, OpTestCase]
+    keep_in_edge: tuple[torch._ops.OpOverload, ...] = ()
+    fuses_into_producer: bool = False
