@@ -5,18 +5,21 @@ results; inference uses only the first. Their op modules lower that result, and 
 the same TOSA value. Other results (saved statistics) are training-only and stay on the CPU. A
 split's pieces are all results of equal standing: each getitem cuts its own (arm.ops.split).
 
-No test cases of its own: the batch_norm, layer_norm and split cases exercise it.
+Its cases pick one result of each kind of producer; the batch_norm, layer_norm and split cases exercise
+it too.
 """
 
 from __future__ import annotations
 
 import operator
 
+import torch
 from torch.fx import Node
 
 from arm.ops import split
 from arm.ops.common import registry
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
@@ -47,6 +50,20 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     return ctx.value(node.args[0])
 
 
+def second_of_three_pieces(x: torch.Tensor) -> torch.Tensor:
+    return torch.split(x, [2, 3, 3], dim=1)[1]
+
+
+def layer_norm_result(x: torch.Tensor) -> torch.Tensor:
+    # native_layer_norm's first result, without affine parameters.
+    return torch.nn.functional.layer_norm(x, (16,))
+
+
+TEST_CASES = {
+    "split_piece": OpTestCase(FunctionModule(second_of_three_pieces), random_inputs(0, (1, 8, 4, 4))),
+    "layer_norm_result": OpTestCase(FunctionModule(layer_norm_result), random_inputs(1, (2, 6, 16))),
+}
+
 OP = ArmOp(
     name="getitem",
     edge_targets=(operator.getitem,),
@@ -54,5 +71,5 @@ OP = ArmOp(
     support=support,
     annotate=annotate_getitem,
     lower=lower,
-    test_cases={},
+    test_cases=TEST_CASES,
 )

@@ -24,8 +24,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-import functools
-
 import numpy as np
 import torch
 import tosa_reference_model
