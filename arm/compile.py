@@ -29,6 +29,7 @@ if __name__ == "__main__":
     sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _SCRIPT_DIR]
 
 from arm.compile_spec import ETHOS_U_TARGETS  # noqa: E402
+from arm.compile_worker import WORKER_FLAG, run_worker  # noqa: E402
 from arm.ethosu.vela import VelaCompileError  # noqa: E402
 from arm.flow import TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
 from arm.model_spec import ModelSpecError, load_model_spec  # noqa: E402
@@ -47,7 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m arm.compile",
         description="Compile a PyTorch model to an ExecuTorch .pte for an Arm target "
         "(TOSA 1.0, or an Ethos-U NPU through Vela).",
-        epilog="Exit status: 0 success, 2 the model or options cannot be compiled as asked, 1 internal error.",
+        epilog="Exit status: 0 success, 2 the model or options cannot be compiled as asked, 1 internal error. "
+        "Arguments may come from a file: @FILE, one per line.",
+        # Bazel passes an action's arguments in a params file (and, to a persistent worker, inline).
+        fromfile_prefix_chars="@",
     )
     parser.add_argument(
         "--model",
@@ -227,4 +231,6 @@ def _positive_int(text: str) -> int:
 
 
 if __name__ == "__main__":
+    if WORKER_FLAG in sys.argv[1:]:
+        sys.exit(run_worker(main))
     sys.exit(main())

@@ -25,6 +25,10 @@ def _arm_pte_impl(ctx):
     outputs = [pte] + tosa_partitions
 
     args = ctx.actions.args()
+    # In a params file, so the same action can run alone (`compile @file`) or as a persistent worker's
+    # request (Bazel hands the file's lines to the worker).
+    args.use_param_file("@%s", use_always = True)
+    args.set_param_file_format("multiline")
     args.add("--model", ctx.attr.factory)
     args.add("--target", ctx.attr.target)
     args.add("--output", pte)
@@ -57,6 +61,12 @@ def _arm_pte_impl(ctx):
         inputs = ctx.attr.model[PyInfo].transitive_sources,
         outputs = outputs,
         env = {"PYTHONPATH": "."},
+        # A persistent worker (arm/compile_worker.py) imports torch once for many lowerings; its outputs
+        # are byte-identical to a lone process's. `--strategy=ArmPte=sandboxed` runs each alone.
+        execution_requirements = {
+            "supports-workers": "1",
+            "requires-worker-protocol": "json",
+        },
         mnemonic = "ArmPte",
         progress_message = "Lowering {} for {}".format(ctx.attr.factory, ctx.attr.target),
     )
