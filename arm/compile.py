@@ -83,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip pt2e quantization, e.g. for a model that is already quantized",
     )
     parser.add_argument(
+        "--int8-io",
+        action="store_true",
+        help="the program takes and returns int8 tensors where the model's inputs and outputs are quantized; "
+        "each one's scale and zero point are printed and recorded in the .pte (config methods such as "
+        "forward_input0_scale)",
+    )
+    parser.add_argument(
         "--calibration-samples",
         type=_positive_int,
         metavar="N",
@@ -123,7 +130,13 @@ def _compile(args: argparse.Namespace) -> dict[Path, bytes]:
             f"--vela-summary-output needs an Ethos-U target ({', '.join(ETHOS_U_TARGETS)}), not {target.name}"
         )
     model = load_model_spec(args.model)
-    result = run_flow(model, target, quantize=not args.no_quantize, calibration_samples=args.calibration_samples)
+    result = run_flow(
+        model,
+        target,
+        quantize=not args.no_quantize,
+        calibration_samples=args.calibration_samples,
+        int8_io=args.int8_io,
+    )
 
     outputs = {args.output: result.pte}
     if args.tosa_output is not None:

@@ -36,6 +36,8 @@ def _arm_pte_impl(ctx):
     args.add("--calibration-samples", ctx.attr.calibration_samples)
     if not ctx.attr.quantize:
         args.add("--no-quantize")
+    if ctx.attr.int8_io:
+        args.add("--int8-io")
 
     vela_summary = None
     if _is_ethos_u(ctx.attr.target):
@@ -105,6 +107,11 @@ so an unchanged model is never lowered twice and the result can come from a remo
         "quantize": attr.bool(
             default = True,
             doc = "Quantize to int8 with the target's quantizer (required for Ethos-U).",
+        ),
+        "int8_io": attr.bool(
+            default = False,
+            doc = "The program takes and returns int8 where its inputs and outputs are quantized (the " +
+                  "caller quantizes; scale and zero point are recorded in the .pte): see arm/int8_io.py.",
         ),
         "partitions": attr.int(
             default = 1,

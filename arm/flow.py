@@ -25,6 +25,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.artifacts import Artifacts, collect_artifacts
 from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec, VgfCompileSpec
+from arm.int8_io import IoQuantization, apply_int8_io
 from arm.model_spec import ModelSpec
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
@@ -155,7 +156,8 @@ class FlowResult:
     .pte's execution plan. ``delegate_inputs`` says, for each delegate call in program order and each of
     its inputs, which model input it is (the index into the model's arguments, reached through CPU-side
     quantize nodes) or ``None`` when the CPU computes it: delegates take their inputs in the order of
-    first use, not in the model's argument order.
+    first use, not in the model's argument order. ``io`` describes each program input and output's int8
+    grid when the flow ran with ``int8_io`` (arm.int8_io), and is empty otherwise.
     """
 
     target: Target
@@ -166,6 +168,7 @@ class FlowResult:
     rejected: list[tuple[str, str]]
     delegate_ids: tuple[str, ...]
     delegate_inputs: tuple[tuple[int | None, ...], ...] = ()
+    io: tuple[IoQuantization, ...] = ()
 
 
 def run_flow(
@@ -176,6 +179,7 @@ def run_flow(
     calibration_samples: int | None = None,
     progress: bool = True,
     num_threads: int | None = 1,
+    int8_io: bool = False,
 ) -> FlowResult:
     """Compiles ``model`` for ``target`` into .pte bytes.
 
@@ -185,7 +189,11 @@ def run_flow(
         calibration_samples: how many of ``model.calibration_inputs`` to observe; ``None`` means all.
         progress: write one line per stage (and the partitioning) to stderr.
         num_threads: torch's intra-op thread count; ``None`` leaves it alone.
+        int8_io: the program takes and returns int8 where the quantizer put its inputs and outputs on a
+            grid, with each grid recorded in the .pte (see arm.int8_io); needs a quantized target.
     """
+    if int8_io and not (quantize and target.is_quantized):
+        raise FlowError(f"int8 inputs and outputs need a quantized program; {target.name} with quantize={quantize} is float")
     if calibration_samples is not None and calibration_samples < 1:
         raise FlowError(f"calibration_samples must be at least 1, got {calibration_samples}")
     if num_threads is not None:
@@ -217,18 +225,22 @@ def run_flow(
                 partitioner=[partitioner],
                 compile_config=_EDGE_CONFIG,
             )
+        io = apply_int8_io(edge) if int8_io else ()
         # Read before serialization rewrites the graph into out-variants with allocations.
         delegate_inputs = _delegate_input_sources(edge.exported_program())
         with stages.run("serialize"):
             program = edge.to_executorch()
             pte = program.buffer
 
-    rejected = list(partitioner.rejected)
+    # int8 I/O removes the boundary quantize/dequantize nodes the partitioner had left on the CPU.
+    remaining = {node.name for node in edge.exported_program().graph.nodes}
+    rejected = [(name, reason) for name, reason in partitioner.rejected if name in remaining]
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
     if progress:
         _report_partitioning(target, rejected, delegate_ids)
+        _report_io(io)
     return FlowResult(
-        target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids, delegate_inputs
+        target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids, delegate_inputs, io
     )
 
 
@@ -292,6 +304,11 @@ class _StageReporter:
         if self.enabled:
             sys.stderr.write(text)
             sys.stderr.flush()
+
+
+def _report_io(io: tuple[IoQuantization, ...]) -> None:
+    if io:
+        sys.stderr.write("".join(f"{boundary.describe()}\n" for boundary in io))
 
 
 def _report_partitioning(target: Target, rejected: list[tuple[str, str]], delegate_ids: tuple[str, ...]) -> None:
