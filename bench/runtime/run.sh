@@ -16,10 +16,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 read -r -a startup <<<"${BAZEL_STARTUP_FLAGS:-}"
 bazel=(./bazelw "${startup[@]}")
-models=(//runtime/testdata:tiny_conv_u55 //models:dscnn_u55_pte //models:mv2_u55_pte)
+models=(//runtime/testdata:tiny_conv_u55 //models:dscnn_u55_pte //models:mv2_u55_pte //models:mv2_u55_int8_io_pte)
 
-# Optimised (-O2), as firmware ships; the default fastbuild is -O1.
-config=(--config=corstone300 --compilation_mode=opt)
+# Optimised (-O2), as firmware ships; the default fastbuild is -O1. Extra build flags come from
+# $BENCH_BUILD_FLAGS, e.g. `--define inner_loops=scalar` to measure without the Helium inner loops.
+read -r -a extra_flags <<<"${BENCH_BUILD_FLAGS:-}"
+config=(--config=corstone300 --compilation_mode=opt "${extra_flags[@]}")
 "${bazel[@]}" build "${config[@]}" --output_groups=default,vela_summary \
   //runtime/firmware:pte_firmware "${models[@]}" >&2
 bin="$("${bazel[@]}" info "${config[@]}" bazel-bin 2>/dev/null)"

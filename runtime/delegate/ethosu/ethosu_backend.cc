@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/core/decimal_text.h"
+#include "runtime/inner_loops/inner_loops.h"
 
 namespace pte {
 namespace ethosu {
@@ -73,7 +74,7 @@ Status EthosUBackend::execute(void* handle, Span<EValue* const> args) {
     const VelaIo io = stream.inputs.at(i);
     PTE_ASSIGN_OR_RETURN(const Tensor* tensor, delegate_tensor(args[i], "input", i));
     PTE_RETURN_IF_ERROR(check_io_match(*tensor, io, "input", i));
-    std::memcpy(delegate.scratch + io.offset, tensor->data, tensor->nbytes);
+    inner_loops::copy_bytes(delegate.scratch + io.offset, tensor->data, tensor->nbytes);
   }
   NpuRegion regions[kNpuRegionCount] = {};
   regions[static_cast<size_t>(Region::kWeights)] = {reinterpret_cast<uintptr_t>(stream.weights.data()),
@@ -91,7 +92,7 @@ Status EthosUBackend::execute(void* handle, Span<EValue* const> args) {
     if (tensor->is_constant) {
       return Status::failure(Error::kInvalidProgram, "output %lu is a program constant", as_ulong(i));
     }
-    std::memcpy(tensor->data, delegate.scratch + io.offset, tensor->nbytes);
+    inner_loops::copy_bytes(tensor->data, delegate.scratch + io.offset, tensor->nbytes);
   }
   return Status();
 }

@@ -1,5 +1,6 @@
 // quantized_decomposed::dequantize_per_tensor.out(Tensor input, float scale, int zero_point,
 //     int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype, Tensor(a!) out): int -> float32.
+#include "runtime/inner_loops/inner_loops.h"
 #include "runtime/kernels/checks.h"
 #include "runtime/kernels/ops/ops.h"
 #include "runtime/kernels/quantization.h"
@@ -26,6 +27,11 @@ Status dequantize_per_tensor_out(const KernelArgs& args) {
 
   const float scale_value = static_cast<float>(scale);
   float* result = out->data_as<float>();
+  if (dtype == ScalarType::kChar) {  // a delegate's int8 outputs: the vectorised loop (same bits)
+    inner_loops::dequantize_int8_to_float(input->data_as<const int8_t>(), result, input->numel,
+                                          static_cast<int32_t>(zero_point), scale_value);
+    return Status();
+  }
   return dispatch_quantized_type(dtype, [&](auto q) {
     using Q = decltype(q);
     const Q* in = input->data_as<const Q>();

@@ -1,5 +1,6 @@
 // quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min,
 //     int quant_max, ScalarType dtype, *, Tensor(a!) out): float32 -> int.
+#include "runtime/inner_loops/inner_loops.h"
 #include "runtime/kernels/checks.h"
 #include "runtime/kernels/ops/ops.h"
 #include "runtime/kernels/quantization.h"
@@ -24,6 +25,12 @@ Status quantize_per_tensor_out(const KernelArgs& args) {
 
   const float inverse_scale = 1.0f / static_cast<float>(scale);
   const float* in = input->data_as<const float>();
+  if (dtype == ScalarType::kChar) {  // a model's float inputs onto a delegate's int8 grid: the vectorised loop
+    inner_loops::quantize_float_to_int8(in, out->data_as<int8_t>(), input->numel, inverse_scale,
+                                        static_cast<int32_t>(zero_point), static_cast<int32_t>(quant_min),
+                                        static_cast<int32_t>(quant_max));
+    return Status();
+  }
   return dispatch_quantized_type(dtype, [&](auto q) {
     using Q = decltype(q);
     Q* result = out->data_as<Q>();
