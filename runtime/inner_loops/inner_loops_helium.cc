@@ -57,7 +57,20 @@ void dequantize_int8_to_float(const int8_t* in, float* out, size_t count, int32_
 void copy_bytes(void* destination, const void* source, size_t count) {
   auto* to = static_cast<uint8_t*>(destination);
   const auto* from = static_cast<const uint8_t*>(source);
-  for (size_t i = 0; i < count; i += 16) {
+  // 64 bytes per iteration keeps the loop overhead (pointer, compare, branch) to a fifth of the work;
+  // byte lanes need no alignment. A predicated loop finishes the last 0-63 bytes.
+  size_t i = 0;
+  for (; i + 64 <= count; i += 64) {
+    const uint8x16_t a = vldrbq_u8(from + i);
+    const uint8x16_t b = vldrbq_u8(from + i + 16);
+    const uint8x16_t c = vldrbq_u8(from + i + 32);
+    const uint8x16_t d = vldrbq_u8(from + i + 48);
+    vstrbq_u8(to + i, a);
+    vstrbq_u8(to + i + 16, b);
+    vstrbq_u8(to + i + 32, c);
+    vstrbq_u8(to + i + 48, d);
+  }
+  for (; i < count; i += 16) {
     const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(count - i));
     vstrbq_p_u8(to + i, vldrbq_z_u8(from + i, lanes), lanes);
   }

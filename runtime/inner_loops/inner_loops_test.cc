@@ -94,11 +94,12 @@ TEST(dequantize_matches_the_reference_on_every_tail) {
 }
 
 TEST(copy_bytes_copies_exactly_the_asked_bytes_at_any_alignment) {
-  static uint8_t source[300];
-  static uint8_t destination[300];
+  static uint8_t source[400];
+  static uint8_t destination[400];
   for (size_t i = 0; i < sizeof(source); ++i) source[i] = static_cast<uint8_t>(i * 7 + 1);
   for (size_t offset = 0; offset < 4; ++offset) {
-    for (size_t count : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{255}}) {
+    for (size_t count : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{63}, size_t{64},
+                          size_t{65}, size_t{255}, size_t{390}}) {
       std::memset(destination, 0, sizeof(destination));
       inner_loops::copy_bytes(destination + offset, source + 3 - offset % 3, count);
       EXPECT_TRUE(std::memcmp(destination + offset, source + 3 - offset % 3, count) == 0);

@@ -1,0 +1,160 @@
+"""Compile time as a build sees it: one fresh process per model (cold) and our persistent worker (warm).
+
+    PYTHONPATH=. python -m bench.compile_time                       # every bench model, U55-128 and U85-256
+    PYTHONPATH=. python -m bench.compile_time --models mv2 --targets ethos-u55-128
+
+bench.compare times the compile inside one process with the imports already paid. A build pays them too:
+- **cold**: each model in its own process, imports included, as the peer's scripts run and as our
+  ``arm_pte`` action runs with ``--strategy=ArmPte=sandboxed``. Both sides: ``python -m ...`` wall time.
+- **warm**: our ``arm.compile --persistent_worker`` (the Bazel worker, arm/compile_worker.py) answers
+  one request per model after one import; reported per model, and for the whole set as the worker's
+  start-up plus every request against the sum of the peer's cold runs.
+
+Processes run one at a time, with one torch thread each, so the two sides share the machine alike; the
+load average is printed, since other work on a shared machine inflates both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.model_list import BENCH_MODELS, BENCH_TARGETS
+
+_ROOT = Path(__file__).resolve().parents[1]
+_CALIBRATION_SAMPLES = 16
+
+# The peer compiles one model in a fresh process through bench.peer (the only place allowed to import it).
+_PEER_SCRIPT = """
+import sys, torch
+torch.set_num_threads(1)
+from arm.model_spec import load_model_spec
+from bench.peer import compile_peer
+compile_peer(load_model_spec(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
+"""
+
+
+@dataclasses.dataclass
+class Row:
+    model: str
+    target: str
+    ours_cold: float
+    peer_cold: float
+    ours_warm: float
+
+
+def _environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(_ROOT), "OMP_NUM_THREADS": "1"}
+
+
+def _timed_run(command: list[str], workdir: Path) -> float:
+    start = time.perf_counter()
+    completed = subprocess.run(command, cwd=workdir, env=_environment(), capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:4])} ... failed:\n{completed.stderr[-2000:]}")
+    return seconds
+
+
+def _our_arguments(model: str, target: str, output: Path) -> list[str]:
+    return [
+        "--model", BENCH_MODELS[model], "--target", target, "--output", str(output),
+        "--calibration-samples", str(_CALIBRATION_SAMPLES),
+    ]
+
+
+class _Worker:
+    """Our compile worker, spoken to as Bazel does (JSON WorkRequests on stdin)."""
+
+    def __init__(self, workdir: Path):
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arm.compile", "--persistent_worker"],
+            cwd=workdir, env=_environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+        self.requests = 0
+
+    def compile(self, arguments: list[str]) -> float:
+        self.requests += 1
+        start = time.perf_counter()
+        self.process.stdin.write(json.dumps({"arguments": arguments, "requestId": self.requests}).encode() + b"\n")
+        self.process.stdin.flush()
+        response = json.loads(self.process.stdout.readline())
+        if response["exitCode"] != 0:
+            raise RuntimeError(f"worker request failed:\n{response['output'][-2000:]}")
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=120)
+
+
+def measure(models: list[str], targets: list[str]) -> tuple[list[Row], float]:
+    """Per-model rows and the worker's start-up (import) seconds, measured by its first request."""
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        worker = _Worker(workdir)
+        # The first request pays the imports; a tiny model stands in so no bench model carries them.
+        startup = worker.compile(["--model", "models.small_cnn:model", "--target", "ethos-u55-128",
+                                  "--output", str(workdir / "warm_up.pte"), "--calibration-samples", "1"])
+        for model in models:
+            for target in targets:
+                ours_cold = _timed_run(
+                    [sys.executable, "-m", "arm.compile", *_our_arguments(model, target, workdir / "cold.pte")], workdir
+                )
+                peer_cold = _timed_run(
+                    [sys.executable, "-c", _PEER_SCRIPT, BENCH_MODELS[model], target, str(_CALIBRATION_SAMPLES)],
+                    workdir,
+                )
+                ours_warm = worker.compile(_our_arguments(model, target, workdir / "warm.pte"))
+                rows.append(Row(model, target, ours_cold, peer_cold, ours_warm))
+                print(f"{model} {target}: ours cold {ours_cold:.1f} s, peer cold {peer_cold:.1f} s, "
+                      f"ours warm {ours_warm:.1f} s (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+        worker.close()
+    return rows, startup
+
+
+def table(rows: list[Row], startup: float) -> str:
+    lines = [
+        "| model | target | ours cold s | peer cold s | cold ratio | ours warm s | warm ratio |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.model} | {row.target} | {row.ours_cold:.1f} | {row.peer_cold:.1f} | "
+            f"{row.ours_cold / row.peer_cold:.2f} | {row.ours_warm:.1f} | {row.ours_warm / row.peer_cold:.2f} |"
+        )
+    warm_build = startup + sum(row.ours_warm for row in rows)
+    peer_build = sum(row.peer_cold for row in rows)
+    lines.append(
+        f"| all | | {sum(r.ours_cold for r in rows):.1f} | {peer_build:.1f} | "
+        f"{sum(r.ours_cold for r in rows) / peer_build:.2f} | {warm_build:.1f} (incl. {startup:.1f} start-up) | "
+        f"{warm_build / peer_build:.2f} |"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=",".join(BENCH_MODELS), help="comma-separated short names")
+    parser.add_argument("--targets", default=",".join(BENCH_TARGETS), help="comma-separated targets")
+    args = parser.parse_args(argv)
+    models = [name for name in args.models.split(",") if name]
+    unknown = [name for name in models if name not in BENCH_MODELS]
+    if unknown:
+        parser.error(f"unknown models {unknown}; known: {', '.join(BENCH_MODELS)}")
+    rows, startup = measure(models, [target for target in args.targets.split(",") if target])
+    print(table(rows, startup))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
