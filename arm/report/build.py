@@ -14,7 +14,7 @@ from arm.report.cpu_measurements import measured_cpu_cost
 from arm.report.layer_error import analyze_layers
 from arm.report.placement import place_nodes
 from arm.report.provenance import origin
-from arm.report.report_data import Header, Report, VelaLayer
+from arm.report.report_data import Header, PlacedNode, Report, VelaLayer
 from arm.report.vela_layers import partition_costs, read_per_layer, summary_row
 
 _VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools")
@@ -51,10 +51,10 @@ def build_report(
         notes.append(f"{result.target.name} {reason}: there is no float and quantized pair to compare layer by layer.")
     else:
         reference = float_graph if float_graph is not None else result.float_program.module()
-        partition_of = {node.layer: node.partition for node in placement if node.layer and node.partition is not None}
+        placement_of = _placement_of_layers(placement)
         try:
             errors = analyze_layers(
-                reference, quantized, result.edge_graph, result.artifacts.tosa, samples, partition_of
+                reference, quantized, result.edge_graph, result.artifacts.tosa, samples, placement_of
             )
         except Exception as error:  # a graph the comparison cannot follow still gets placement and time
             notes.append(f"The per-layer error could not be computed: {type(error).__name__}: {error}")
@@ -69,6 +69,17 @@ def build_report(
         cpu_cost=measured_cpu_cost(model_name, result.target.name),
         notes=notes,
     )
+
+
+def _placement_of_layers(placement: list[PlacedNode]) -> dict[str, int | None]:
+    """Layer -> its compute node's partition (None: CPU); a delegated node wins over a CPU q/dq one."""
+    placement_of: dict[str, int | None] = {}
+    for node in placement:
+        if node.layer is None or node.kind != "compute":
+            continue
+        if placement_of.get(node.layer) is None:
+            placement_of[node.layer] = node.partition
+    return placement_of
 
 
 def _vela_layers(result: FlowResult, layer_names: set[str]) -> list[VelaLayer]:

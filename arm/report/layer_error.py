@@ -190,9 +190,13 @@ def analyze_layers(
     edge_graph: torch.fx.GraphModule | None,
     artifacts: Sequence[TosaArtifact],
     samples: Sequence[tuple[torch.Tensor, ...]],
-    partition_of: dict[str, int],
+    placement_of: dict[str, int | None],
 ) -> list[LayerError]:
-    """The per-layer error over ``samples`` (see the module docstring)."""
+    """The per-layer error over ``samples`` (see the module docstring).
+
+    ``placement_of`` maps a layer to its partition (None: on the CPU); layers it lacks were folded or
+    removed on the way to the .pte.
+    """
     layers = find_layers(quantized, float_graph)
     layer_names = {layer.name for layer in layers}
     quantized_names = {node.name for node in quantized.graph.nodes}
@@ -217,7 +221,7 @@ def analyze_layers(
                     continue
                 _accumulate(stats[layer.name], layer, reference.values[layer.float_node], recorder, delegate.get(layer.name))
 
-    return _layer_errors(layers, stats, probes, partition_of)
+    return _layer_errors(layers, stats, placement_of)
 
 
 def _run_partitions(
@@ -267,8 +271,17 @@ def _cosine(dot: float, norm_a: float, norm_b: float) -> float:
     return dot / denominator if denominator else 1.0
 
 
+def _where(layer: _Layer, placement_of: dict[str, int | None]) -> str:
+    if layer.op == "input":
+        return "model input"
+    if layer.name not in placement_of:
+        return "not in the program"
+    partition = placement_of[layer.name]
+    return "CPU" if partition is None else f"partition {partition}"
+
+
 def _layer_errors(
-    layers: list[_Layer], stats: dict[str, _Stats], probes: dict[str, _Probe], partition_of: dict[str, int]
+    layers: list[_Layer], stats: dict[str, _Stats], placement_of: dict[str, int | None]
 ) -> list[LayerError]:
     sqnr: dict[str, float] = {}
     errors: list[LayerError] = []
@@ -290,7 +303,8 @@ def _layer_errors(
                 layer=layer.name,
                 op=layer.op,
                 depth=layer.depth,
-                partition=partition_of.get(layer.name),
+                partition=placement_of.get(layer.name),
+                where=_where(layer, placement_of),
                 sqnr_quantized_db=quantized_db,
                 cosine_quantized=_cosine(s.dot_quantized, s.signal, s.norm_quantized),
                 sqnr_delegate_db=delegate_db,

@@ -92,6 +92,7 @@ class LayerError:
     op: str
     depth: int
     partition: int | None
+    where: str  # "partition k", "CPU", or "not in the program" (folded or removed on the way to the .pte)
     sqnr_quantized_db: float
     cosine_quantized: float
     sqnr_delegate_db: float | None

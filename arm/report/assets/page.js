@@ -94,10 +94,16 @@
       ? worst.layer + " (" + worst.op + ", depth " + worst.depth + "): SQNR falls by " + fixed(worst.drop_db, 1) +
         " dB to " + fixed(worst.sqnr_delegate_db !== null ? worst.sqnr_delegate_db : worst.sqnr_quantized_db, 1) + " dB"
       : "no quantization error to show";
+    const last = report.errors[report.errors.length - 1];
+    const output = last
+      ? "Model output (" + last.layer + "): SQNR " + fixed(last.sqnr_delegate_db !== null ? last.sqnr_delegate_db : last.sqnr_quantized_db, 1) + " dB to float" +
+        (last.lsb_max !== null ? ", at most " + last.lsb_max + " LSB from the quantized torch model." : ".")
+      : "";
     box.appendChild(
       element("div", { class: "answer accuracy", id: "answer-accuracy" }, [
         element("h2", { text: "Which layer loses the most accuracy" }),
         element("p", { id: "worst-layer", "data-layer": worst ? worst.layer : "", text: text }),
+        element("p", { class: "hint", text: output }),
       ])
     );
   }
@@ -213,13 +219,13 @@
   function renderError() {
     const errors = report.errors;
     document.getElementById("error-hint").textContent = errors.length
-      ? "The " + report.error_samples + " calibration input(s) run layer by layer through the float model, the quantized torch model and the delegate (" + report.error_reference + "). SQNR and cosine are against the float model; LSB is the delegate's int difference to the quantized torch model on the layer's own grid. The drop is what a layer loses against the worst layer feeding it: the highlighted layer loses the most."
+      ? "The " + report.error_samples + " calibration input(s) run layer by layer through the float model, the quantized torch model and the delegate (" + report.error_reference + "). SQNR and cosine are against the float model; LSB is the delegate's int difference to the quantized torch model on the layer's own grid (the delegate runs its whole partition, so a difference made early is carried on). The drop is what a layer loses against the worst layer feeding it: the highlighted layer loses the most."
       : "No quantization error to show.";
     fillTable(
       "error-table",
       errors.map((e) =>
         row(
-          [[e.depth], [e.layer, "text"], [e.op, "text"], [e.partition === null ? "CPU" : e.partition], [fixed(e.sqnr_quantized_db, 2)], [fixed(e.sqnr_delegate_db, 2)], [fixed(e.cosine_delegate, 5)], [e.lsb_max === null ? "–" : e.lsb_max], [fixed(e.lsb_mean, 3)], [fixed(e.drop_db, 2)]],
+          [[e.depth], [e.layer, "text"], [e.op, "text"], [e.where, "text"], [fixed(e.sqnr_quantized_db, 2)], [fixed(e.sqnr_delegate_db, 2)], [fixed(e.cosine_delegate, 5)], [e.lsb_max === null ? "–" : e.lsb_max], [fixed(e.lsb_mean, 3)], [fixed(e.drop_db, 2)]],
           Object.assign({ "data-layer": e.layer }, e.layer === report.worst_layer ? { class: "highlight" } : {})
         )
       )
