@@ -243,8 +243,8 @@ def run_flow(
         rejected,
         delegate_ids,
         delegate_inputs,
-        float_program,
-        edge_graph,
+        float_program=float_program,
+        edge_graph=edge_graph,
     )
 
 
