@@ -210,6 +210,7 @@ def test_time_view_matches_vela(rendered):
     assert _number(dom.tables["partition-table"][0][1]) == int(float(summary["cycles_total"]))
 
     ranked = sorted(range(len(cycles)), key=lambda index: -cycles[index])[:10]
+    assert _chart(dom, "top-chart")["datasets"][0]["data"] == [cycles[index] for index in ranked]
     top = dom.tables["top-table"]
     assert [int(_number(cells[1])) for cells in top] == ranked
     assert [_number(cells[4]) for cells in top] == [cycles[index] for index in ranked]
@@ -231,6 +232,7 @@ def test_error_view_shows_the_computed_errors(rendered):
         if error["sqnr_delegate_db"] is not None:
             assert _number(cells[5]) == pytest.approx(error["sqnr_delegate_db"], abs=0.006)
 
+    assert _chart(dom, "drop-chart")["datasets"][0]["data"] == [error["drop_db"] for error in errors]
     worst = max(errors, key=lambda error: error["drop_db"])
     assert dom.by_id["worst-layer"]["data-layer"] == worst["layer"]
     highlighted = [attributes.get("data-layer") for attributes in dom.row_attributes["error-table"] if "highlight" in attributes.get("class", "")]

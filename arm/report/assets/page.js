@@ -79,33 +79,65 @@
   function renderAnswers() {
     const box = document.getElementById("answers");
     const total = report.partitions.reduce((sum, partition) => sum + partition.total_cycles, 0) || 1;
-    const top = report.top_layers.map((index) => {
-      const layer = report.vela_layers[index];
-      return element("li", { text: operatorLabel(index) + ": " + number(layer.cycles) + " cycles (" + percent(layer.cycles / total) + ")" });
-    });
-    box.appendChild(
-      element("div", { class: "answer cycles", id: "answer-cycles" }, [
-        element("h2", { text: "Which ten operators cost the most cycles" }),
-        top.length ? element("ol", {}, top) : element("p", { text: "Vela did not run for this target." }),
-      ])
-    );
+    const cycles = element("div", { class: "answer cycles", id: "answer-cycles" }, [
+      element("h2", { text: "Which ten operators cost the most cycles" }),
+    ]);
+    box.appendChild(cycles);
+    if (report.top_layers.length) {
+      cycles.appendChild(element("div", { class: "answer-chart" }, [element("canvas", { id: "top-chart" })]));
+      const top = report.top_layers.map((index) => report.vela_layers[index]);
+      drawChart("top-chart", {
+        type: "bar",
+        data: {
+          labels: report.top_layers.map((index) => operatorLabel(index) + " (" + percent(report.vela_layers[index].cycles / total) + ")"),
+          datasets: [{ label: "cycles", data: top.map((layer) => layer.cycles), backgroundColor: "#2f6fdb" }],
+        },
+        options: { indexAxis: "y", animation: false, maintainAspectRatio: false, plugins: { legend: { display: false } } },
+      });
+    } else {
+      cycles.appendChild(element("p", { text: "Vela did not run for this target." }));
+    }
+
     const worst = report.errors.find((error) => error.layer === report.worst_layer);
+    const shown = (error) => (error.sqnr_delegate_db !== null ? error.sqnr_delegate_db : error.sqnr_quantized_db);
     const text = worst
       ? worst.layer + " (" + worst.op + ", depth " + worst.depth + "): SQNR falls by " + fixed(worst.drop_db, 1) +
-        " dB to " + fixed(worst.sqnr_delegate_db !== null ? worst.sqnr_delegate_db : worst.sqnr_quantized_db, 1) + " dB"
+        " dB to " + fixed(shown(worst), 1) + " dB"
       : "no quantization error to show";
     const last = report.errors[report.errors.length - 1];
     const output = last
-      ? "Model output (" + last.layer + "): SQNR " + fixed(last.sqnr_delegate_db !== null ? last.sqnr_delegate_db : last.sqnr_quantized_db, 1) + " dB to float" +
+      ? "Model output (" + last.layer + "): SQNR " + fixed(shown(last), 1) + " dB to float" +
         (last.lsb_max !== null ? ", at most " + last.lsb_max + " LSB from the quantized torch model." : ".")
       : "";
-    box.appendChild(
-      element("div", { class: "answer accuracy", id: "answer-accuracy" }, [
-        element("h2", { text: "Which layer loses the most accuracy" }),
-        element("p", { id: "worst-layer", "data-layer": worst ? worst.layer : "", text: text }),
-        element("p", { class: "hint", text: output }),
-      ])
-    );
+    const accuracy = element("div", { class: "answer accuracy", id: "answer-accuracy" }, [
+      element("h2", { text: "Which layer loses the most accuracy" }),
+      element("p", { id: "worst-layer", "data-layer": worst ? worst.layer : "", text: text }),
+    ]);
+    box.appendChild(accuracy);
+    if (report.errors.length) {
+      accuracy.appendChild(element("div", { class: "answer-chart" }, [element("canvas", { id: "drop-chart" })]));
+      const isWorst = (error) => error.layer === report.worst_layer;
+      drawChart("drop-chart", {
+        type: "bar",
+        data: {
+          labels: report.errors.map((error) => error.depth + " " + error.layer),
+          datasets: [
+            {
+              label: "SQNR drop (dB)",
+              data: report.errors.map((error) => error.drop_db),
+              backgroundColor: report.errors.map((error) => (isWorst(error) ? "#d2452d" : "#f0b7ab")),
+            },
+          ],
+        },
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          plugins: { legend: { display: false } },
+          scales: { x: { title: { display: true, text: "depth" }, ticks: { display: false } }, y: { title: { display: true, text: "SQNR drop (dB)" } } },
+        },
+      });
+    }
+    accuracy.appendChild(element("p", { class: "hint", text: output }));
   }
 
   // Placement -----------------------------------------------------------------------------------
