@@ -189,3 +189,39 @@ def test_cli_needs_an_output_and_a_chart_library(tmp_path, capsys):
     status, message = compile_("--report", str(tmp_path / "r.html"), "--chart-library", str(tmp_path / "none.js"))
     assert status == 2 and "chart.umd.min.js" in message
     assert not (tmp_path / "r.html").exists()
+
+
+class _CpuIsland(torch.nn.Module):
+    """conv, relu | where (compare + select: CPU on the U55) | conv, relu, conv: two partitions."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.second = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.last = torch.nn.Conv2d(8, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(self.first(x))
+        x = torch.where(x > 0.1, x, x * 0.5)
+        return self.last(torch.relu(self.second(x)))
+
+
+def test_cpu_island_between_two_partitions():
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+    samples = [(torch.rand(1, 3, 16, 16, generator=generator) * 2 - 1,) for _ in range(SAMPLES)]
+    result = run_flow(ModelSpec(_CpuIsland().eval(), samples[0], samples), resolve_target(TARGET), progress=False)
+    report = build_report(result, "cpu island", samples)
+
+    assert [partition.partition for partition in report.partitions] == [0, 1]
+    assert sum(partition.share for partition in report.partitions) == pytest.approx(1.0)
+    order = [node.partition for node in report.placement if node.kind == "compute"]
+    island = [node for node in report.placement if node.kind == "compute" and node.partition is None]
+    assert order.index(None) > order.index(0) and len(order) - 1 - order[::-1].index(None) < order.index(1)
+    assert {node.op for node in island} == {"aten.gt.Scalar", "aten.where.self"}
+    assert all(node.reason and node.name in node.reason for node in island)
+    # The second partition is fed the quantized torch model's values at its inputs and compared layer by layer.
+    second = [error for error in report.errors if error.partition == 1]
+    assert second and all(error.sqnr_delegate_db is not None and error.lsb_max <= 1 for error in second)
+    assert next(error.where for error in report.errors if error.layer == "where") == "CPU"
+
