@@ -9,9 +9,12 @@ The graph the delegate runs is thus measured as it is, operator for operator.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import struct
-from typing import Mapping, Sequence
+import sys
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 import tosa_reference_model
@@ -27,6 +30,20 @@ _NUMPY_DTYPES = {
     DType.DType.INT32: np.dtype(np.int32),
     DType.DType.FP32: np.dtype(np.float32),
 }
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """Silences the reference model's C++ stdout (a version notice per run, 16 per MobileNetV2 report)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 class TosaProbeError(RuntimeError):
@@ -96,7 +113,8 @@ def run_with_probes(
     """Runs the graph on ``inputs`` and returns its outputs and every tensor in ``probes`` by name."""
     names = list(dict.fromkeys([*graph_outputs(flatbuffer), *probes]))
     table = tensor_table(flatbuffer)
-    outputs, status = tosa_reference_model.run(with_outputs(flatbuffer, names), list(inputs))
+    with _quiet_stdout():
+        outputs, status = tosa_reference_model.run(with_outputs(flatbuffer, names), list(inputs))
     if status != tosa_reference_model.GraphStatus.TOSA_VALID:
         raise TosaProbeError(f"the TOSA reference model did not run the graph: {status}")
     values: Mapping[str, np.ndarray] = dict(zip(names, outputs, strict=True))
