@@ -149,8 +149,12 @@ def _compile(args: argparse.Namespace) -> dict[Path, bytes]:
 
 
 def _chart_library(args: argparse.Namespace) -> Path:
-    # arm.report is its own Bazel package on top of this one (//arm/report); only --report imports it.
-    from arm.report.page import ChartLibraryNotFound, find_chart_library
+    # arm.report is its own Bazel package on top of this one; only --report imports it, and only the
+    # //arm/report:compile binary carries it (so that report edits leave the .pte actions alone).
+    try:
+        from arm.report.page import ChartLibraryNotFound, find_chart_library
+    except ModuleNotFoundError:
+        raise FlowError("--report: this binary has no arm.report; run //arm/report:compile instead") from None
 
     try:
         return find_chart_library(args.chart_library)

@@ -45,7 +45,7 @@ def _report_action(ctx):
     args.add("--report", report)
     _add_flow_args(ctx, args)
     ctx.actions.run(
-        executable = ctx.executable._compiler,
+        executable = ctx.executable._report_compiler,
         arguments = [args],
         inputs = ctx.attr.model[PyInfo].transitive_sources,
         outputs = [report],
@@ -142,6 +142,11 @@ so an unchanged model is never lowered twice and the result can come from a remo
         "vela_flags": attr.string_list(doc = "Extra Vela flags (Ethos-U only), e.g. [\"--optimise=Size\"]."),
         "_compiler": attr.label(
             default = "//arm:compile",
+            executable = True,
+            cfg = "exec",
+        ),
+        "_report_compiler": attr.label(
+            default = "//arm/report:compile",
             executable = True,
             cfg = "exec",
         ),

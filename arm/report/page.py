@@ -41,7 +41,7 @@ def find_chart_library(explicit: Path | None = None) -> Path:
             return candidate
     raise ChartLibraryNotFound(
         "the report needs Chart.js (chart.umd.min.js) and cannot find it: run the compiler through Bazel "
-        "(./bazelw run //arm:compile -- ... --report out.html, which brings @chartjs), or pass "
+        "(./bazelw run //arm/report:compile -- ... --report out.html, which brings @chartjs), or pass "
         f"--chart-library PATH / set {CHART_LIBRARY_ENV} to a chart.umd.min.js from `npm pack chart.js@4.5.1`"
     )
 
