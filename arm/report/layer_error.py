@@ -26,7 +26,7 @@ from torch.fx import Interpreter, Node
 from arm.artifacts import TosaArtifact
 from arm.report.provenance import is_dequantize, is_quantize, op_name, origin
 from arm.report.report_data import SQNR_CAP_DB, LayerError
-from arm.report.tosa_probes import run_with_probes, tensor_table
+from arm.report.tosa_probes import TensorInfo, run_with_probes, tensor_table
 
 _INT_DTYPES = (np.dtype(np.int8), np.dtype(np.int16))
 
@@ -138,6 +138,7 @@ def _float_counterpart(node: Node | None) -> str | None:
 
 
 def _upstream_layers(node: Node, layer_of: dict[Node, str]) -> list[str]:
+    """The nearest layers above ``node``: its inputs, looked through until each path meets a layer."""
     found: list[str] = []
     stack = list(node.all_input_nodes)
     seen: set[Node] = set()
@@ -176,12 +177,24 @@ def find_probes(
             quantize = next((user for user in node.users if is_quantize(user)), None)
             if layer is None or quantize is None:
                 continue
-            for name in (quantize.name, node.name):
-                for tensor, nhwc in ((name, False), (f"{name}_nhwc", True)):
-                    info = tensors.get(tensor)
-                    if info is not None and info.dtype in _INT_DTYPES and layer not in probes:
-                        probes[layer] = _Probe(partition, tensor, nhwc and len(info.shape) == 4)
+            probe = _probe(tensors, partition, (quantize.name, node.name))
+            if probe is not None and layer not in probes:
+                probes[layer] = probe
     return probes, inputs
+
+
+def _probe(tensors: dict[str, TensorInfo], partition: int, names: Sequence[str]) -> _Probe | None:
+    """The int tensor the lowering named after one of ``names`` (the quantize first, then its producer).
+
+    The lowering names a tensor after its edge node, with ``_nhwc`` for the channels-last copy that
+    convolutions leave behind; either holds the layer's values on its int grid.
+    """
+    for name in names:
+        for tensor, nhwc in ((name, False), (f"{name}_nhwc", True)):
+            info = tensors.get(tensor)
+            if info is not None and info.dtype in _INT_DTYPES:
+                return _Probe(partition, tensor, nhwc and len(info.shape) == 4)
+    return None
 
 
 def analyze_layers(

@@ -10,6 +10,7 @@ The graph the delegate runs is thus measured as it is, operator for operator.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import os
 import struct
@@ -23,6 +24,7 @@ from tosa import DType, TosaGraph
 # Field slots (vtable byte offsets) of TosaBasicBlock in the TOSA 1.0 schema: name 4, operators 6,
 # tensors 8, inputs 10, outputs 12.
 _BLOCK_OUTPUTS_SLOT = 12
+_C_LIBRARY = ctypes.CDLL(None)
 _NUMPY_DTYPES = {
     DType.DType.BOOL: np.dtype(np.bool_),
     DType.DType.INT8: np.dtype(np.int8),
@@ -40,7 +42,10 @@ def _quiet_stdout() -> Iterator[None]:
     try:
         with open(os.devnull, "wb") as null:
             os.dup2(null.fileno(), 1)
-            yield
+            try:
+                yield
+            finally:
+                _C_LIBRARY.fflush(None)  # C stdio buffers its output: empty it while it still goes nowhere
     finally:
         os.dup2(saved, 1)
         os.close(saved)
