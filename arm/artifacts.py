@@ -66,6 +66,9 @@ class VelaArtifact:
     npu_cycles: int
     cpu_ops: tuple[str, ...]  # TOSA operators Vela left to the CPU; empty when all run on the NPU
     log: str
+    # Vela's per-operator CSV (cycles by kind, MACs, staging use; one row per NPU operator, named after
+    # its TOSA output tensor); empty if Vela wrote none.
+    per_layer_csv: str = ""
 
 
 @dataclasses.dataclass

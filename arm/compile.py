@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 import traceback
 import warnings
 from pathlib import Path
@@ -32,7 +33,7 @@ from arm.compile_spec import ETHOS_U_TARGETS  # noqa: E402
 from arm.compile_worker import WORKER_FLAG, run_worker  # noqa: E402
 from arm.ethosu.vela import VelaCompileError  # noqa: E402
 from arm.flow import TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
-from arm.model_spec import ModelSpecError, load_model_spec  # noqa: E402
+from arm.model_spec import ModelSpec, ModelSpecError, load_model_spec  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 1
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TARGET",
         help=f"one of: {', '.join(TARGETS)}",
     )
-    parser.add_argument("--output", required=True, type=Path, help="where to write the .pte")
+    parser.add_argument("--output", type=Path, help="where to write the .pte (needed unless --report is given)")
     parser.add_argument(
         "--tosa-output",
         type=Path,
@@ -76,6 +77,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--vela-summary-output",
         type=Path,
         help="also write Vela's performance summary CSV (Ethos-U targets; one row per partition)",
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="HTML",
+        help="also write a self-contained HTML report: where each node runs, Vela's cycles per operator, "
+        "and the per-layer error of the calibration inputs against the float model",
+    )
+    parser.add_argument(
+        "--chart-library",
+        type=Path,
+        metavar="JS",
+        help="Chart.js's chart.umd.min.js for --report (default: the copy Bazel provides in runfiles)",
     )
     parser.add_argument(
         "--no-quantize",
@@ -123,12 +137,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _compile(args: argparse.Namespace) -> dict[Path, bytes]:
+    if args.output is None and args.report is None:
+        raise FlowError("nothing to write: give --output for the .pte, --report for the HTML report, or both")
     options = EthosUOptions(args.system_config, args.memory_mode, tuple(args.vela_flag))
     target = resolve_target(args.target, options)
     if args.vela_summary_output is not None and not target.is_ethos_u:
         raise FlowError(
             f"--vela-summary-output needs an Ethos-U target ({', '.join(ETHOS_U_TARGETS)}), not {target.name}"
         )
+    chart_library = _chart_library(args) if args.report is not None else None  # before the long part
     model = load_model_spec(args.model)
     result = run_flow(
         model,
@@ -138,12 +155,41 @@ def _compile(args: argparse.Namespace) -> dict[Path, bytes]:
         int8_io=args.int8_io,
     )
 
-    outputs = {args.output: result.pte}
+    outputs = {args.output: result.pte} if args.output is not None else {}
+    if args.report is not None:
+        outputs[args.report] = _report(args, model, result, chart_library).encode()
     if args.tosa_output is not None:
         outputs |= _tosa_outputs(args.tosa_output, result)
     if args.vela_summary_output is not None:
         outputs[args.vela_summary_output] = _vela_summary(result).encode()
     return outputs
+
+
+def _chart_library(args: argparse.Namespace) -> Path:
+    # arm.report is its own Bazel package on top of this one; only --report imports it, and only the
+    # //arm/report:compile binary carries it (so that report edits leave the .pte actions alone).
+    try:
+        from arm.report.page import ChartLibraryNotFound, find_chart_library
+    except ModuleNotFoundError:
+        raise FlowError("--report: this binary has no arm.report; run //arm/report:compile instead") from None
+
+    try:
+        return find_chart_library(args.chart_library)
+    except ChartLibraryNotFound as error:
+        raise FlowError(f"--report: {error}") from None
+
+
+def _report(args: argparse.Namespace, model: ModelSpec, result: FlowResult, chart_library: Path) -> str:
+    from arm.report.build import build_report
+    from arm.report.page import render_html
+
+    samples = model.calibration_inputs[: args.calibration_samples]
+    sys.stderr.write(f"report ({len(samples)} samples layer by layer) ...")
+    sys.stderr.flush()
+    start = time.perf_counter()
+    page = render_html(build_report(result, args.model, samples), chart_library)
+    sys.stderr.write(f" {time.perf_counter() - start:.1f} s\n")
+    return page
 
 
 def _tosa_outputs(path: Path, result: FlowResult) -> dict[Path, bytes]:

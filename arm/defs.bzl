@@ -14,6 +14,49 @@ ArmPteInfo = provider(
 def _is_ethos_u(target):
     return target.startswith("ethos-u")
 
+def _add_flow_args(ctx, args):
+    """The arguments that choose what is compiled and how, shared by the .pte and the report action."""
+    args.add("--model", ctx.attr.factory)
+    args.add("--target", ctx.attr.target)
+    args.add("--calibration-samples", ctx.attr.calibration_samples)
+    if not ctx.attr.quantize:
+        args.add("--no-quantize")
+    if ctx.attr.int8_io:
+        args.add("--int8-io")
+    if _is_ethos_u(ctx.attr.target):
+        if ctx.attr.system_config:
+            args.add("--system-config", ctx.attr.system_config)
+        if ctx.attr.memory_mode:
+            args.add("--memory-mode", ctx.attr.memory_mode)
+        args.add_all(ctx.attr.vela_flags, before_each = "--vela-flag")
+    elif ctx.attr.system_config or ctx.attr.memory_mode or ctx.attr.vela_flags:
+        fail("{}: system_config, memory_mode and vela_flags apply to ethos-u targets only, not {}".format(
+            ctx.label,
+            ctx.attr.target,
+        ))
+
+def _report_action(ctx):
+    """`<name>_report.html`, built only when the `report` output group is asked for.
+
+    A separate action from the .pte's: the per-layer error runs every calibration input through three
+    models, which an ordinary build should not pay for. It lowers the model again (deterministically, so
+    the page describes the very .pte of the default output).
+    """
+    report = ctx.actions.declare_file(ctx.label.name + "_report.html")
+    args = ctx.actions.args()
+    args.add("--report", report)
+    _add_flow_args(ctx, args)
+    ctx.actions.run(
+        executable = ctx.executable._report_compiler,
+        arguments = [args],
+        inputs = ctx.attr.model[PyInfo].transitive_sources,
+        outputs = [report],
+        env = {"PYTHONPATH": "."},
+        mnemonic = "ArmPteReport",
+        progress_message = "Reporting on {} for {}".format(ctx.attr.factory, ctx.attr.target),
+    )
+    return report
+
 def _arm_pte_impl(ctx):
     pte = ctx.actions.declare_file(ctx.label.name + ".pte")
     tosa = ctx.actions.declare_file(ctx.label.name + ".tosa")
@@ -29,31 +72,15 @@ def _arm_pte_impl(ctx):
     # request (Bazel hands the file's lines to the worker).
     args.use_param_file("@%s", use_always = True)
     args.set_param_file_format("multiline")
-    args.add("--model", ctx.attr.factory)
-    args.add("--target", ctx.attr.target)
     args.add("--output", pte)
     args.add("--tosa-output", tosa)
-    args.add("--calibration-samples", ctx.attr.calibration_samples)
-    if not ctx.attr.quantize:
-        args.add("--no-quantize")
-    if ctx.attr.int8_io:
-        args.add("--int8-io")
 
     vela_summary = None
     if _is_ethos_u(ctx.attr.target):
         vela_summary = ctx.actions.declare_file(ctx.label.name + "_vela_summary.csv")
         outputs.append(vela_summary)
         args.add("--vela-summary-output", vela_summary)
-        if ctx.attr.system_config:
-            args.add("--system-config", ctx.attr.system_config)
-        if ctx.attr.memory_mode:
-            args.add("--memory-mode", ctx.attr.memory_mode)
-        args.add_all(ctx.attr.vela_flags, before_each = "--vela-flag")
-    elif ctx.attr.system_config or ctx.attr.memory_mode or ctx.attr.vela_flags:
-        fail("{}: system_config, memory_mode and vela_flags apply to ethos-u targets only, not {}".format(
-            ctx.label,
-            ctx.attr.target,
-        ))
+    _add_flow_args(ctx, args)
 
     ctx.actions.run(
         executable = ctx.executable._compiler,
@@ -73,9 +100,11 @@ def _arm_pte_impl(ctx):
         progress_message = "Lowering {} for {}".format(ctx.attr.factory, ctx.attr.target),
     )
 
+    report = _report_action(ctx)
     return [
         DefaultInfo(files = depset([pte]), runfiles = ctx.runfiles(files = outputs)),
         OutputGroupInfo(
+            report = depset([report]),
             tosa = depset(tosa_partitions),
             vela_summary = depset([vela_summary] if vela_summary else []),
         ),
@@ -85,6 +114,9 @@ def _arm_pte_impl(ctx):
 arm_pte = rule(
     implementation = _arm_pte_impl,
     doc = """Lowers a model to `<name>.pte` (plus `<name>.tosa` and, for Ethos-U, `<name>_vela_summary.csv`).
+
+`--output_groups=+report` also writes `<name>_report.html`: a self-contained page with where each node
+runs, Vela's cycles per operator and the per-layer error of the calibration inputs (arm/report/).
 
 The lowering (export, quantization, partitioning, TOSA, Vela, serialization) runs as one sandboxed action,
 so an unchanged model is never lowered twice and the result can come from a remote cache.
@@ -127,6 +159,11 @@ so an unchanged model is never lowered twice and the result can come from a remo
         "vela_flags": attr.string_list(doc = "Extra Vela flags (Ethos-U only), e.g. [\"--optimise=Size\"]."),
         "_compiler": attr.label(
             default = "//arm:compile",
+            executable = True,
+            cfg = "exec",
+        ),
+        "_report_compiler": attr.label(
+            default = "//arm/report:compile",
             executable = True,
             cfg = "exec",
         ),

@@ -157,7 +157,10 @@ class FlowResult:
     its inputs, which model input it is (the index into the model's arguments, reached through CPU-side
     quantize nodes) or ``None`` when the CPU computes it: delegates take their inputs in the order of
     first use, not in the model's argument order. ``io`` describes each program input and output's int8
-    grid when the flow ran with ``int8_io`` (arm.int8_io), and is empty otherwise.
+    grid when the flow ran with ``int8_io`` (arm.int8_io), and is empty otherwise. ``float_program`` (the
+    export before quantization) and ``edge_graph`` (the partitioned edge graph, delegate calls in place, its lowered modules as submodules)
+    are what arm.report reads to place and compare every node; ``edge_graph`` is copied before
+    serialization, which rewrites the graph in place into out-variants and allocations.
     """
 
     target: Target
@@ -169,6 +172,8 @@ class FlowResult:
     delegate_ids: tuple[str, ...]
     delegate_inputs: tuple[tuple[int | None, ...], ...] = ()
     io: tuple[IoQuantization, ...] = ()
+    float_program: torch.export.ExportedProgram | None = None
+    edge_graph: torch.fx.GraphModule | None = None
 
 
 def run_flow(
@@ -203,6 +208,7 @@ def run_flow(
 
     with stages.run("export"):
         exported = torch.export.export(module, model.example_inputs)
+    float_program = exported
 
     quantized_module = None
     if quantize and target.is_quantized:
@@ -227,6 +233,7 @@ def run_flow(
             )
         io = apply_int8_io(edge) if int8_io else ()
         # Read before serialization rewrites the graph into out-variants with allocations.
+        edge_graph = _snapshot(edge.exported_program())
         delegate_inputs = _delegate_input_sources(edge.exported_program())
         with stages.run("serialize"):
             program = edge.to_executorch()
@@ -240,8 +247,25 @@ def run_flow(
         _report_partitioning(target, rejected, delegate_ids)
         _report_io(io)
     return FlowResult(
-        target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids, delegate_inputs, io
+        target,
+        pte,
+        artifacts,
+        quantized_module,
+        stages.seconds,
+        rejected,
+        delegate_ids,
+        delegate_inputs,
+        io=io,
+        float_program=float_program,
+        edge_graph=edge_graph,
     )
+
+
+def _snapshot(program: torch.export.ExportedProgram) -> torch.fx.GraphModule:
+    """A copy of ``program``'s graph over the same submodules (the lowered delegates), safe from serialization."""
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(program.graph, {}))
+    return torch.fx.GraphModule(program.graph_module, graph)
 
 
 def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tuple[int | None, ...], ...]:

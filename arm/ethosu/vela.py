@@ -51,6 +51,8 @@ def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifac
         log = _run_vela(_vela_arguments(spec, tosa_path, output_dir), spec.target)
         bin_stream = _read_raw_output(output_dir / f"{_NETWORK_NAME}_vela.npz")
         summary_csv = (output_dir / f"{_NETWORK_NAME}_summary_{spec.system_config}.csv").read_text()
+        per_layer = output_dir / f"{_NETWORK_NAME}_per-layer.csv"
+        per_layer_csv = per_layer.read_text() if per_layer.exists() else ""
 
     cpu_ops = tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(log))
     if cpu_ops:
@@ -63,6 +65,7 @@ def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifac
     return VelaArtifact(
         bin_stream=write_bin_stream(bin_stream),
         summary_csv=summary_csv,
+        per_layer_csv=per_layer_csv,
         total_cycles=total_cycles,
         npu_cycles=npu_cycles,
         cpu_ops=cpu_ops,
@@ -74,7 +77,16 @@ def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) 
     flags = spec.vela_flags()
     if spec.config_ini is None:
         flags.append(f"--config={_DEFAULT_CONFIG_INI}")
-    return [*flags, "--output-format=raw", "--show-cpu-operations", f"--output-dir={output_dir}", str(tosa_path)]
+    # --verbose-performance also writes the per-operator CSV (arm.report's time view); it leaves the
+    # command stream as it is.
+    return [
+        *flags,
+        "--output-format=raw",
+        "--show-cpu-operations",
+        "--verbose-performance",
+        f"--output-dir={output_dir}",
+        str(tosa_path),
+    ]
 
 
 def _run_vela(arguments: list[str], target: str) -> str:
