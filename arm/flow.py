@@ -10,6 +10,7 @@ is one entry there.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import sys
 import time
@@ -17,7 +18,7 @@ from typing import Callable, Iterator
 
 import executorch.kernels.quantized  # noqa: F401 (out variants of the q/dq ops a quantized .pte runs on the CPU)
 import torch
-from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
+from executorch.exir import EdgeCompileConfig, EdgeProgramManager, to_edge_transform_and_lower
 from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.backend.partitioner import Partitioner
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -25,6 +26,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.artifacts import Artifacts, collect_artifacts
 from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec, VgfCompileSpec
+from arm.fallback import FallbackPlan, lowering_error_in
 from arm.model_spec import ModelSpec
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
@@ -208,28 +210,71 @@ def run_flow(
         stages.skip("quantize", reason)
         stages.skip("re-export", reason)
 
-    partitioner = target.partitioner()
-    with collect_artifacts() as artifacts:
-        with stages.run("lower"):
-            edge = to_edge_transform_and_lower(
-                exported,
-                transform_passes=list(EDGE_TRANSFORM_PASSES),
-                partitioner=[partitioner],
-                compile_config=_EDGE_CONFIG,
-            )
-        # Read before serialization rewrites the graph into out-variants with allocations.
-        delegate_inputs = _delegate_input_sources(edge.exported_program())
-        with stages.run("serialize"):
-            program = edge.to_executorch()
-            pte = program.buffer
+    with stages.run("lower"):
+        edge, partitioner, artifacts, plan = _lower_with_fallback(exported, target, stages)
+    # Read before serialization rewrites the graph into out-variants with allocations.
+    delegate_inputs = _delegate_input_sources(edge.exported_program())
+    with stages.run("serialize"):
+        program = edge.to_executorch()
+        pte = program.buffer
 
-    rejected = list(partitioner.rejected)
+    rejected = list(partitioner.rejected) + [
+        (str(op), f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
+        for op, reason in plan.decomposed.items()
+    ]
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
     if progress:
         _report_partitioning(target, rejected, delegate_ids)
     return FlowResult(
         target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids, delegate_inputs
     )
+
+
+# Each failed attempt moves at least one node or operator to the CPU; this only bounds a pathological graph.
+_MAX_LOWERING_ATTEMPTS = 16
+
+
+def _lower_with_fallback(
+    exported: torch.export.ExportedProgram, target: Target, stages: _StageReporter
+) -> tuple[EdgeProgramManager, Partitioner, Artifacts, FallbackPlan]:
+    """Partitions and lowers; when a delegate cannot lower what was proposed, lowers again with it on the
+    CPU (see arm.fallback), so what a model contains never ends the compile."""
+    plan = FallbackPlan()
+    for _ in range(_MAX_LOWERING_ATTEMPTS):
+        partitioner = target.partitioner()
+        partitioner.fallback = dataclasses.replace(plan, cpu_nodes=dict(plan.cpu_nodes), decomposed=dict(plan.decomposed))
+        with collect_artifacts() as artifacts:
+            try:
+                edge = to_edge_transform_and_lower(
+                    # executorch's decompositions rewrite the program they are given; keep ours for a retry.
+                    copy.deepcopy(exported),
+                    transform_passes=list(EDGE_TRANSFORM_PASSES),
+                    partitioner=[partitioner],
+                    compile_config=_EDGE_CONFIG,
+                )
+                return edge, partitioner, artifacts, plan
+            except Exception as error:
+                learned = _what_to_keep_on_cpu(error, partitioner, plan)
+                if learned is None:
+                    raise
+                stages.note(f"retrying with {learned} on the CPU")
+    raise FlowError(f"lowering for {target.name} still failed after {_MAX_LOWERING_ATTEMPTS} attempts: {plan}")
+
+
+def _what_to_keep_on_cpu(error: Exception, partitioner: Partitioner, plan: FallbackPlan) -> str | None:
+    """Adds what ``error`` says must stay on the CPU to ``plan``; None when it is no such error."""
+    failure = lowering_error_in(error)
+    if failure is not None:
+        new = [name for name in failure.nodes if name not in plan.cpu_nodes]
+        if not new:
+            return None
+        plan.cpu_nodes.update({name: f"node {name}: {failure.reason}" for name in new})
+        return f"{len(new)} node(s) that failed to lower"
+    undecomposed = {op: reason for op, reason in partitioner.undecomposed_on_cpu.items() if op not in plan.decomposed}
+    if undecomposed and "was not decomposed or delegated" in str(error):
+        plan.decomposed.update(undecomposed)
+        return ", ".join(str(op) for op in undecomposed) + " decomposed"
+    return None
 
 
 def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tuple[int | None, ...], ...]:
@@ -284,6 +329,10 @@ class _StageReporter:
             raise StageError(stage, self.target, error) from error
         self.seconds[stage] = time.perf_counter() - start
         self._write(f" {self.seconds[stage]:.1f} s\n")
+
+    def note(self, text: str) -> None:
+        """A remark inside the running stage (its line is still open)."""
+        self._write(f" {text} ...")
 
     def skip(self, stage: str, reason: str) -> None:
         self._write(f"{self._prefix(stage, '')} skipped: {reason}\n")
