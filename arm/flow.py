@@ -199,12 +199,24 @@ def run_flow(
         exported = torch.export.export(module, model.example_inputs)
 
     quantized_module = None
+    unquantized_reason = None
     if quantize and target.is_quantized:
         samples = model.calibration_inputs[:calibration_samples]
-        with stages.run("quantize", f"{len(samples)} calibration samples"):
-            quantized_module = _quantize(exported, target.quantizer(), samples)
-        with stages.run("re-export"):
-            exported = torch.export.export(quantized_module, model.example_inputs)
+        nested = _nested_control_flow(exported.graph_module)
+        if nested:
+            # pt2e's convert loses the branches of a cond inside a cond (torch 2.13, torchao 0.18:
+            # "references nonexistent attribute true_graph_0"); such a model runs float on the CPU.
+            unquantized_reason = (
+                f"nested control flow ({', '.join(nested)}): pt2e cannot quantize a cond inside a cond, "
+                "so the model stays float and runs on the CPU (lift the inner cond out of the branch to delegate)"
+            )
+            stages.skip("quantize", unquantized_reason)
+            stages.skip("re-export", unquantized_reason)
+        else:
+            with stages.run("quantize", f"{len(samples)} calibration samples"):
+                quantized_module = _quantize(exported, target.quantizer(), samples)
+            with stages.run("re-export"):
+                exported = torch.export.export(quantized_module, model.example_inputs)
     else:
         reason = f"{target.name} runs float" if not target.is_quantized else "quantization turned off"
         stages.skip("quantize", reason)
@@ -218,7 +230,8 @@ def run_flow(
         program = edge.to_executorch()
         pte = program.buffer
 
-    rejected = list(partitioner.rejected) + [
+    rejected = [("quantize", unquantized_reason)] if unquantized_reason else []
+    rejected += list(partitioner.rejected) + [
         (str(op), f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
         for op, reason in plan.decomposed.items()
     ]
@@ -268,13 +281,18 @@ def _what_to_keep_on_cpu(error: Exception, partitioner: Partitioner, plan: Fallb
         new = [name for name in failure.nodes if name not in plan.cpu_nodes]
         if not new:
             return None
-        plan.cpu_nodes.update({name: f"node {name}: {failure.reason}" for name in new})
+        plan.cpu_nodes.update({name: _naming(name, failure.reason) for name in new})
         return f"{len(new)} node(s) that failed to lower"
     undecomposed = {op: reason for op, reason in partitioner.undecomposed_on_cpu.items() if op not in plan.decomposed}
     if undecomposed and "was not decomposed or delegated" in str(error):
         plan.decomposed.update(undecomposed)
         return ", ".join(str(op) for op in undecomposed) + " decomposed"
     return None
+
+
+def _naming(node_name: str, reason: str) -> str:
+    """A reason that names ``node_name`` (a failing partition's reason names none of its nodes)."""
+    return reason if f"node {node_name} " in reason else f"node {node_name}: {reason}"
 
 
 def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tuple[int | None, ...], ...]:
@@ -293,6 +311,16 @@ def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tupl
         if node.op == "call_function" and node.target is executorch_call_delegate
     ]
     return tuple(tuple(source(argument) for argument in call.args[1:]) for call in calls)
+
+
+def _nested_control_flow(graph_module: torch.fx.GraphModule) -> list[str]:
+    """Names of control-flow branches that themselves hold control flow (a cond inside a cond)."""
+    nested = []
+    for name, module in graph_module.named_modules():
+        if name and isinstance(module, torch.fx.GraphModule):
+            if any(isinstance(node.target, torch._ops.HigherOrderOperator) for node in module.graph.nodes):
+                nested.append(name)
+    return nested
 
 
 def _quantize(

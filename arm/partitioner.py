@@ -81,7 +81,9 @@ class TOSAPartitioner(Partitioner):
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         graph_module = exported_program.graph_module
         # TOSA has no int64: arm.passes.NarrowInt64Pass (a flow edge pass) made indices int32 before this.
-        selected, self.rejected = select_nodes(graph_module.graph, self.compile_spec.tosa_spec, self.fallback.cpu_nodes)
+        spec = self.compile_spec.tosa_spec
+        float_readers = _readers_of_float_inputs(exported_program) if spec.is_int else {}
+        selected, self.rejected = select_nodes(graph_module.graph, spec, self.fallback.cpu_nodes, float_readers)
         for name, reason in self.rejected:
             logger.info("%s stays on the CPU: %s", name, reason)
         proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)
@@ -115,19 +117,29 @@ class VgfPartitioner(TOSAPartitioner):
 
 
 def select_nodes(
-    graph: Graph, spec: TosaSpecification, cpu_nodes: Mapping[str, str] | None = None
+    graph: Graph,
+    spec: TosaSpecification,
+    cpu_nodes: Mapping[str, str] | None = None,
+    unsupported_inputs: Mapping[str, str] | None = None,
 ) -> tuple[set[Node], list[tuple[str, str]]]:
     """The call_function nodes to delegate, and (name, reason) for every one left on the CPU.
 
-    ``cpu_nodes`` (node name -> reason) are kept on the CPU whatever their support rule says.
+    ``cpu_nodes`` (node name -> reason) stay on the CPU whatever their support rule says;
+    ``unsupported_inputs`` (node name -> reason) stay there too, where the support rule accepts them.
     """
     cpu_nodes = cpu_nodes or {}
+    unsupported_inputs = unsupported_inputs or {}
     selected: set[Node] = set()
     reasons: dict[Node, str] = {}
     for node in graph.nodes:
         if node.op != "call_function":
             continue
-        reason = cpu_nodes.get(node.name) or cpu_reason(node) or registry.unsupported_reason(node, spec)
+        reason = (
+            cpu_nodes.get(node.name)
+            or cpu_reason(node)
+            or registry.unsupported_reason(node, spec)
+            or unsupported_inputs.get(node.name)
+        )
         if reason is None:
             selected.add(node)
         else:
@@ -170,6 +182,32 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
         if user not in selected:
             return f"{where}: its int8 result feeds {user.name} outside the partition without a quantize"
     return None
+
+
+_INT = "the INT profile"
+
+
+def _readers_of_float_inputs(program: ExportedProgram) -> dict[str, str]:
+    """Node name -> reason for ops that read a float model input directly, with no quantize between.
+
+    Support rules accept placeholders in the INT profile as constants the lowering quantizes; a model
+    input is no constant, and its float values cannot enter an int8 graph.
+    """
+    user_inputs = set(program.graph_signature.user_inputs)
+    reasons: dict[str, str] = {}
+    for node in program.graph.nodes:
+        value = node.meta.get("val")
+        if node.op != "placeholder" or node.name not in user_inputs or not isinstance(value, torch.Tensor):
+            continue
+        if not value.dtype.is_floating_point:
+            continue
+        for user in node.users:
+            if user.op == "call_function" and not is_quantize(user):
+                reasons[user.name] = (
+                    f"{describe(user)}: reads the model input {node.name} as float (no quantize between: the "
+                    f"quantizer annotates no operator here), and {_INT} needs int8; it runs on the CPU"
+                )
+    return reasons
 
 
 def _kept_whole_on_cpu(

@@ -16,6 +16,7 @@ from torch.fx import Node
 from arm.artifacts import TensorIo, TosaArtifact
 from arm.fallback import LoweringError
 from arm.ops.common import registry
+from arm.ops.common.node_info import describe
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.layout import cancel_round_trips
@@ -56,7 +57,7 @@ def _lower_call_or_fall_back(node: Node, ctx: LoweringContext) -> TosaValue:
         raise
     except Exception as error:  # an emitter's gap must not end the compile: the node falls back
         raise LoweringError(
-            (node.name,), f"node {node.name} ({node.target}): its TOSA lowering failed ({type(error).__name__}: {error})"
+            (node.name,), f"{describe(node)}: its TOSA lowering failed ({type(error).__name__}: {error})"
         ) from error
 
 
