@@ -157,7 +157,9 @@ class FlowResult:
     .pte's execution plan. ``delegate_inputs`` says, for each delegate call in program order and each of
     its inputs, which model input it is (the index into the model's arguments, reached through CPU-side
     quantize nodes) or ``None`` when the CPU computes it: delegates take their inputs in the order of
-    first use, not in the model's argument order.
+    first use, not in the model's argument order. ``delegated`` names the delegated nodes that compute
+    (q/dq folded at partition edges not counted); ``delegated_share`` relates them to the computing
+    nodes left on the CPU.
     """
 
     target: Target
@@ -168,6 +170,21 @@ class FlowResult:
     rejected: list[tuple[str, str]]
     delegate_ids: tuple[str, ...]
     delegate_inputs: tuple[tuple[int | None, ...], ...] = ()
+    delegated: tuple[str, ...] = ()
+
+    @property
+    def cpu_compute_nodes(self) -> list[str]:
+        """Nodes left on the CPU that compute: not quantize/dequantize, not a getitem selecting a result."""
+        return [
+            name
+            for name, _ in self.rejected
+            if not name.startswith(("quantized_decomposed_", "getitem", "<"))
+        ]
+
+    @property
+    def delegated_share(self) -> float:
+        total = len(self.delegated) + len(self.cpu_compute_nodes)
+        return len(self.delegated) / total if total else 0.0
 
 
 def run_flow(
@@ -230,16 +247,25 @@ def run_flow(
         program = edge.to_executorch()
         pte = program.buffer
 
-    rejected = [("quantize", unquantized_reason)] if unquantized_reason else []
+    # Entries named in angle brackets are about the model, not about one node.
+    rejected = [("<quantize>", unquantized_reason)] if unquantized_reason else []
     rejected += list(partitioner.rejected) + [
-        (str(op), f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
+        (f"<decomposed {op}>", f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
         for op, reason in plan.decomposed.items()
     ]
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
     if progress:
         _report_partitioning(target, rejected, delegate_ids)
     return FlowResult(
-        target, pte, artifacts, quantized_module, stages.seconds, rejected, delegate_ids, delegate_inputs
+        target,
+        pte,
+        artifacts,
+        quantized_module,
+        stages.seconds,
+        rejected,
+        delegate_ids,
+        delegate_inputs,
+        tuple(partitioner.delegated),
     )
 
 

@@ -42,6 +42,8 @@ class TOSAPartitioner(Partitioner):
         self.compile_spec = compile_spec
         self.delegation_spec = DelegationSpec(compile_spec.backend_id, compile_spec.to_list())
         self.rejected: list[tuple[str, str]] = []
+        # The delegated nodes that compute something (not the q/dq folded at the partition's edges).
+        self.delegated: list[str] = []
         # What arm.flow learned from earlier attempts at this lowering (see arm.fallback).
         self.fallback = FallbackPlan()
         self._undecomposed_on_cpu: dict[str, tuple[torch._ops.OpOverload, str]] | None = None
@@ -98,6 +100,9 @@ class TOSAPartitioner(Partitioner):
             delegated.update(partition.nodes)
             partition_tags[tag] = self.delegation_spec
         self._undecomposed_on_cpu = _kept_whole_on_cpu(graph_module.graph, delegated, self.rejected)
+        self.delegated = [
+            node.name for node in graph_module.graph.nodes if node in delegated and registry.for_edge_node(node)
+        ]
         tag_constant_data(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=partition_tags)
 
