@@ -34,6 +34,15 @@ from arm.tosa.specification import TosaSpecification
 logger = logging.getLogger(__name__)
 
 
+# Operators that to_edge decomposes into kept-whole ones (scaled_dot_product_attention into matmuls): the
+# quantizer never saw those matmuls, so without a per-node filter they would be kept whole, stay on the
+# CPU undecomposed and cost arm.flow a second lowering (its fallback net).
+_DECOMPOSE_INTO_KEPT_OPS = frozenset({
+    torch.ops.aten.scaled_dot_product_attention.default,
+    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,
+})  # fmt: skip
+
+
 class TOSAPartitioner(Partitioner):
     """Delegates supported subgraphs to ``compile_spec.backend_id`` (``TOSABackend`` for TosaCompileSpec)."""
 
@@ -74,7 +83,10 @@ class TOSAPartitioner(Partitioner):
             arm_op = registry.for_aten_node(node)
             return arm_op is not None and arm_op.support(node, spec) is None
 
-        if all(will_be_delegated(node) for node in ep.graph.nodes if node.target in kept):
+        nodes = list(ep.graph.nodes)
+        if not any(node.target in _DECOMPOSE_INTO_KEPT_OPS for node in nodes) and all(
+            will_be_delegated(node) for node in nodes if node.target in kept
+        ):
             # No per-node filter needed: executorch then decomposes once instead of three times (a third
             # of MobileNetV2's compile time).
             return kept, None
