@@ -47,6 +47,10 @@ def result() -> FlowResult:
 
 def test_delegated_share_and_reasons(result: FlowResult) -> None:
     backend = result.target.compile_spec.backend_id
+    print(
+        f"{TARGET}: {len(result.delegate_ids)} delegates, {len(result.delegated)} nodes delegated, "
+        f"{len(result.cpu_compute_nodes)} on the CPU, share {result.delegated_share:.3f}"
+    )
     assert result.delegate_ids and set(result.delegate_ids) == {backend}
     assert result.delegated_share >= MIN_DELEGATED_SHARE[TARGET], (
         f"{len(result.delegated)} nodes delegated, {len(result.cpu_compute_nodes)} on the CPU: "
