@@ -20,9 +20,9 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec, VgfCompileSpec
+from arm.fallback import FallbackPlan
 from arm.ops.common import registry
 from arm.ops.common.support import describe
-from arm.fallback import FallbackPlan
 from arm.passes.cpu_fallback import cpu_reason
 # executorch finds a delegate among the loaded BackendDetails subclasses, so load them all here.
 from arm.ethosu import backend as _ethosu_backend  # noqa: F401
