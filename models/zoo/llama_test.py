@@ -8,7 +8,7 @@ The target comes from LLAMA_TARGET (one Bazel test per target, tagged by it). As
 * the int64 token ids stay int64 at the program's boundary and no delegate sees int64;
 * Ethos-U: every delegate's Vela command stream runs on the functional NPU model bit for bit like its
   TOSA graph on the TOSA reference model, on seeded random integer inputs (its inputs come from CPU
-  ops, so the test feeds each delegate directly);
+  ops, so the test feeds each delegate directly), except the ``KNOWN_DEPARTURES``, asserted to persist;
 * where one delegate computes the whole program, its output is within one output step of the quantized
   torch model.
 """
@@ -35,9 +35,20 @@ torch.set_num_threads(1)
 
 TARGET = os.environ.get("LLAMA_TARGET", "tosa-INT")
 
-# Measured on this branch (no attention ops yet: scaled_dot_product_attention, its masks and the rotary
-# tables' CPU ops stay on the CPU); the attention op family raises these.
-MIN_DELEGATED_SHARE = {"tosa-INT": 0.5, "ethos-u55-128": 0.4, "ethos-u85-256": 0.5}
+# Measured on this branch: 102 of 164 computing nodes delegated on the U55 and U85 (0.622), in 10
+# partitions. Without the attention op family, the decomposed attention (expand, bmm, softmax with its
+# any/logical_not guards), RMSNorm's pow and the mul.Scalar scalings stay on the CPU; those ops raise it.
+MIN_DELEGATED_SHARE = {"tosa-INT": 0.6, "ethos-u55-128": 0.6, "ethos-u85-256": 0.6}
+
+# (delegate index, output index) -> what departs: Vela's command stream on the NPU model does not compute
+# what the TOSA graph does. Asserted to persist, so a fixed Vela or NPU model makes the test fail and the
+# entry goes (as the op harness's known_departures).
+KNOWN_DEPARTURES = {
+    "ethos-u55-128": {
+        (0, 2): "the rank-5 [1, 2, 1, 16, 16] int8 output (grouped-query attention's key/value unsqueeze "
+        "before expand): 157 of 512 values differ, by up to 143, on seed 0",
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +89,14 @@ def _npu_model() -> NpuModel:
 def test_every_delegate_is_bit_exact_on_the_npu_model(result: FlowResult) -> None:
     assert len(result.artifacts.tosa) == len(result.artifacts.vela) > 0
     generator = np.random.default_rng(0)
+    departing: dict[tuple[int, int], str] = {}
     for index, (tosa, vela) in enumerate(zip(result.artifacts.tosa, result.artifacts.vela)):
         inputs = [_random_integers(generator, io.shape, io.dtype) for io in tosa.inputs]
-        differing = [c.describe() for c in compare_delegate(tosa, vela.bin_stream, inputs, _npu_model()) if c.mismatches]
-        assert not differing, f"delegate {index}: {'; '.join(differing)}"
+        for comparison in compare_delegate(tosa, vela.bin_stream, inputs, _npu_model()):
+            if comparison.mismatches:
+                departing[(index, comparison.index)] = comparison.describe()
+    known = KNOWN_DEPARTURES.get(TARGET, {})
+    assert set(departing) == set(known), f"departing from the TOSA reference model: {departing}; known: {known}"
 
 
 def test_a_whole_program_delegate_matches_the_quantized_model(result: FlowResult) -> None:
