@@ -43,10 +43,18 @@ MIN_DELEGATED_SHARE = {"tosa-INT": 0.6, "ethos-u55-128": 0.6, "ethos-u85-256": 0
 # (delegate index, output index) -> what departs: Vela's command stream on the NPU model does not compute
 # what the TOSA graph does. Asserted to persist, so a fixed Vela or NPU model makes the test fail and the
 # entry goes (as the op harness's known_departures).
+_ROTARY_SLICES = (
+    "rotary embedding's rotate_half reads two half-width slices of the last dim; Vela 5.2.0 on the U55 reads "
+    "both from x = 0 (the op harness's known split departure)"
+)
 KNOWN_DEPARTURES = {
     "ethos-u55-128": {
-        (0, 2): "the rank-5 [1, 2, 1, 16, 16] int8 output (grouped-query attention's key/value unsqueeze "
-        "before expand): 157 of 512 values differ, by up to 143, on seed 0",
+        # Per layer: the rotated keys (unsqueezed to rank 5 before the GQA expand) and the rotated queries.
+        # Seed 0: 157 and 165 of 512 values (by up to 143), 365 and 373 of 1024 (by up to 174).
+        (0, 2): f"layer 0 keys [1, 2, 1, 16, 16]: {_ROTARY_SLICES}",
+        (1, 1): f"layer 0 queries [1, 4, 16, 16]: {_ROTARY_SLICES}",
+        (4, 2): f"layer 1 keys [1, 2, 1, 16, 16]: {_ROTARY_SLICES}",
+        (5, 1): f"layer 1 queries [1, 4, 16, 16]: {_ROTARY_SLICES}",
     },
 }
 
