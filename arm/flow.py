@@ -10,6 +10,7 @@ is one entry there.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import sys
 import time
@@ -17,7 +18,7 @@ from typing import Callable, Iterator
 
 import executorch.kernels.quantized  # noqa: F401 (out variants of the q/dq ops a quantized .pte runs on the CPU)
 import torch
-from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
+from executorch.exir import EdgeCompileConfig, EdgeProgramManager, to_edge_transform_and_lower
 from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.backend.partitioner import Partitioner
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -25,6 +26,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.artifacts import Artifacts, collect_artifacts
 from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec, VgfCompileSpec
+from arm.fallback import FallbackPlan, lowering_error_in
 from arm.int8_io import IoQuantization, apply_int8_io
 from arm.model_spec import ModelSpec
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
@@ -156,11 +158,13 @@ class FlowResult:
     .pte's execution plan. ``delegate_inputs`` says, for each delegate call in program order and each of
     its inputs, which model input it is (the index into the model's arguments, reached through CPU-side
     quantize nodes) or ``None`` when the CPU computes it: delegates take their inputs in the order of
-    first use, not in the model's argument order. ``io`` describes each program input and output's int8
-    grid when the flow ran with ``int8_io`` (arm.int8_io), and is empty otherwise. ``float_program`` (the
-    export before quantization) and ``edge_graph`` (the partitioned edge graph, delegate calls in place, its lowered modules as submodules)
-    are what arm.report reads to place and compare every node; ``edge_graph`` is copied before
-    serialization, which rewrites the graph in place into out-variants and allocations.
+    first use, not in the model's argument order. ``delegated`` names the delegated nodes that compute
+    (q/dq folded at partition edges not counted); ``delegated_share`` relates them to the computing
+    nodes left on the CPU. ``io`` describes each program input and output's int8 grid when the flow ran
+    with ``int8_io`` (arm.int8_io), and is empty otherwise. ``float_program`` (the export before
+    quantization) and ``edge_graph`` (the partitioned edge graph, delegate calls in place, its lowered
+    modules as submodules) are what arm.report reads to place and compare every node; ``edge_graph`` is
+    copied before serialization, which rewrites the graph in place into out-variants and allocations.
     """
 
     target: Target
@@ -171,9 +175,24 @@ class FlowResult:
     rejected: list[tuple[str, str]]
     delegate_ids: tuple[str, ...]
     delegate_inputs: tuple[tuple[int | None, ...], ...] = ()
+    delegated: tuple[str, ...] = ()
     io: tuple[IoQuantization, ...] = ()
     float_program: torch.export.ExportedProgram | None = None
     edge_graph: torch.fx.GraphModule | None = None
+
+    @property
+    def cpu_compute_nodes(self) -> list[str]:
+        """Nodes left on the CPU that compute: not quantize/dequantize, not a getitem selecting a result."""
+        return [
+            name
+            for name, _ in self.rejected
+            if not name.startswith(("quantized_decomposed_", "getitem", "<"))
+        ]
+
+    @property
+    def delegated_share(self) -> float:
+        total = len(self.delegated) + len(self.cpu_compute_nodes)
+        return len(self.delegated) / total if total else 0.0
 
 
 def run_flow(
@@ -211,37 +230,47 @@ def run_flow(
     float_program = exported
 
     quantized_module = None
+    unquantized_reason = None
     if quantize and target.is_quantized:
         samples = model.calibration_inputs[:calibration_samples]
-        with stages.run("quantize", f"{len(samples)} calibration samples"):
-            quantized_module = _quantize(exported, target.quantizer(), samples)
-        with stages.run("re-export"):
-            exported = torch.export.export(quantized_module, model.example_inputs)
+        nested = _nested_control_flow(exported.graph_module)
+        if nested:
+            # pt2e's convert loses the branches of a cond inside a cond (torch 2.13, torchao 0.18:
+            # "references nonexistent attribute true_graph_0"); such a model runs float on the CPU.
+            unquantized_reason = (
+                f"nested control flow ({', '.join(nested)}): pt2e cannot quantize a cond inside a cond, "
+                "so the model stays float and runs on the CPU (lift the inner cond out of the branch to delegate)"
+            )
+            stages.skip("quantize", unquantized_reason)
+            stages.skip("re-export", unquantized_reason)
+        else:
+            with stages.run("quantize", f"{len(samples)} calibration samples"):
+                quantized_module = _quantize(exported, target.quantizer(), samples)
+            with stages.run("re-export"):
+                exported = torch.export.export(quantized_module, model.example_inputs)
     else:
         reason = f"{target.name} runs float" if not target.is_quantized else "quantization turned off"
         stages.skip("quantize", reason)
         stages.skip("re-export", reason)
 
-    partitioner = target.partitioner()
-    with collect_artifacts() as artifacts:
-        with stages.run("lower"):
-            edge = to_edge_transform_and_lower(
-                exported,
-                transform_passes=list(EDGE_TRANSFORM_PASSES),
-                partitioner=[partitioner],
-                compile_config=_EDGE_CONFIG,
-            )
-        io = apply_int8_io(edge) if int8_io else ()
-        # Read before serialization rewrites the graph into out-variants with allocations.
-        edge_graph = _snapshot(edge.exported_program())
-        delegate_inputs = _delegate_input_sources(edge.exported_program())
-        with stages.run("serialize"):
-            program = edge.to_executorch()
-            pte = program.buffer
+    with stages.run("lower"):
+        edge, partitioner, artifacts, plan = _lower_with_fallback(exported, target, stages)
+    io = apply_int8_io(edge) if int8_io else ()
+    # Read before serialization rewrites the graph into out-variants with allocations.
+    edge_graph = _snapshot(edge.exported_program())
+    delegate_inputs = _delegate_input_sources(edge.exported_program())
+    with stages.run("serialize"):
+        program = edge.to_executorch()
+        pte = program.buffer
 
-    # int8 I/O removes the boundary quantize/dequantize nodes the partitioner had left on the CPU.
+    # Entries named in angle brackets are about the model, not about one node; int8 I/O removes the
+    # boundary quantize/dequantize nodes the partitioner had left on the CPU.
     remaining = {node.name for node in edge.exported_program().graph.nodes}
-    rejected = [(name, reason) for name, reason in partitioner.rejected if name in remaining]
+    rejected = [("<quantize>", unquantized_reason)] if unquantized_reason else []
+    rejected += [(name, reason) for name, reason in partitioner.rejected if name in remaining] + [
+        (f"<decomposed {op}>", f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
+        for op, reason in plan.decomposed.items()
+    ]
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
     if progress:
         _report_partitioning(target, rejected, delegate_ids)
@@ -255,6 +284,7 @@ def run_flow(
         rejected,
         delegate_ids,
         delegate_inputs,
+        delegated=tuple(partitioner.delegated),
         io=io,
         float_program=float_program,
         edge_graph=edge_graph,
@@ -266,6 +296,58 @@ def _snapshot(program: torch.export.ExportedProgram) -> torch.fx.GraphModule:
     graph = torch.fx.Graph()
     graph.output(graph.graph_copy(program.graph, {}))
     return torch.fx.GraphModule(program.graph_module, graph)
+
+
+# Each failed attempt moves at least one node or operator to the CPU; this only bounds a pathological graph.
+_MAX_LOWERING_ATTEMPTS = 16
+
+
+def _lower_with_fallback(
+    exported: torch.export.ExportedProgram, target: Target, stages: _StageReporter
+) -> tuple[EdgeProgramManager, Partitioner, Artifacts, FallbackPlan]:
+    """Partitions and lowers; when a delegate cannot lower what was proposed, lowers again with it on the
+    CPU (see arm.fallback), so what a model contains never ends the compile."""
+    plan = FallbackPlan()
+    for _ in range(_MAX_LOWERING_ATTEMPTS):
+        partitioner = target.partitioner()
+        partitioner.fallback = dataclasses.replace(plan, cpu_nodes=dict(plan.cpu_nodes), decomposed=dict(plan.decomposed))
+        with collect_artifacts() as artifacts:
+            try:
+                edge = to_edge_transform_and_lower(
+                    # executorch's decompositions rewrite the program they are given; keep ours for a retry.
+                    copy.deepcopy(exported),
+                    transform_passes=list(EDGE_TRANSFORM_PASSES),
+                    partitioner=[partitioner],
+                    compile_config=_EDGE_CONFIG,
+                )
+                return edge, partitioner, artifacts, plan
+            except Exception as error:
+                learned = _what_to_keep_on_cpu(error, partitioner, plan)
+                if learned is None:
+                    raise
+                stages.note(f"retrying with {learned} on the CPU")
+    raise FlowError(f"lowering for {target.name} still failed after {_MAX_LOWERING_ATTEMPTS} attempts: {plan}")
+
+
+def _what_to_keep_on_cpu(error: Exception, partitioner: Partitioner, plan: FallbackPlan) -> str | None:
+    """Adds what ``error`` says must stay on the CPU to ``plan``; None when it is no such error."""
+    failure = lowering_error_in(error)
+    if failure is not None:
+        new = [name for name in failure.nodes if name not in plan.cpu_nodes]
+        if not new:
+            return None
+        plan.cpu_nodes.update({name: _naming(name, failure.reason) for name in new})
+        return f"{len(new)} node(s) that failed to lower"
+    undecomposed = {op: reason for op, reason in partitioner.undecomposed_on_cpu.items() if op not in plan.decomposed}
+    if undecomposed and "was not decomposed or delegated" in str(error):
+        plan.decomposed.update(undecomposed)
+        return ", ".join(str(op) for op in undecomposed) + " decomposed"
+    return None
+
+
+def _naming(node_name: str, reason: str) -> str:
+    """A reason that names ``node_name`` (a failing partition's reason names none of its nodes)."""
+    return reason if f"node {node_name} " in reason else f"node {node_name}: {reason}"
 
 
 def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tuple[int | None, ...], ...]:
@@ -284,6 +366,16 @@ def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tupl
         if node.op == "call_function" and node.target is executorch_call_delegate
     ]
     return tuple(tuple(source(argument) for argument in call.args[1:]) for call in calls)
+
+
+def _nested_control_flow(graph_module: torch.fx.GraphModule) -> list[str]:
+    """Names of control-flow branches that themselves hold control flow (a cond inside a cond)."""
+    nested = []
+    for name, module in graph_module.named_modules():
+        if name and isinstance(module, torch.fx.GraphModule):
+            if any(isinstance(node.target, torch._ops.HigherOrderOperator) for node in module.graph.nodes):
+                nested.append(name)
+    return nested
 
 
 def _quantize(
@@ -320,6 +412,10 @@ class _StageReporter:
             raise StageError(stage, self.target, error) from error
         self.seconds[stage] = time.perf_counter() - start
         self._write(f" {self.seconds[stage]:.1f} s\n")
+
+    def note(self, text: str) -> None:
+        """A remark inside the running stage (its line is still open)."""
+        self._write(f" {text} ...")
 
     def skip(self, stage: str, reason: str) -> None:
         self._write(f"{self._prefix(stage, '')} skipped: {reason}\n")

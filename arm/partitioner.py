@@ -20,9 +20,10 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec, VgfCompileSpec
+from arm.fallback import FallbackPlan
 from arm.ops.common import registry
 from arm.ops.common.support import describe
-from arm.passes.int64_to_int32 import narrow_int64
+from arm.passes.cpu_fallback import cpu_reason
 # executorch finds a delegate among the loaded BackendDetails subclasses, so load them all here.
 from arm.ethosu import backend as _ethosu_backend  # noqa: F401
 from arm.tosa import backend as _tosa_backend  # noqa: F401
@@ -33,6 +34,15 @@ from arm.tosa.specification import TosaSpecification
 logger = logging.getLogger(__name__)
 
 
+# Operators that to_edge decomposes into kept-whole ones (scaled_dot_product_attention into matmuls): the
+# quantizer never saw those matmuls, so without a per-node filter they would be kept whole, stay on the
+# CPU undecomposed and cost arm.flow a second lowering (its fallback net).
+_DECOMPOSE_INTO_KEPT_OPS = frozenset({
+    torch.ops.aten.scaled_dot_product_attention.default,
+    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,
+})  # fmt: skip
+
+
 class TOSAPartitioner(Partitioner):
     """Delegates supported subgraphs to ``compile_spec.backend_id`` (``TOSABackend`` for TosaCompileSpec)."""
 
@@ -41,20 +51,42 @@ class TOSAPartitioner(Partitioner):
         self.compile_spec = compile_spec
         self.delegation_spec = DelegationSpec(compile_spec.backend_id, compile_spec.to_list())
         self.rejected: list[tuple[str, str]] = []
+        # The delegated nodes that compute something (not the q/dq folded at the partition's edges).
+        self.delegated: list[str] = []
+        # What arm.flow learned from earlier attempts at this lowering (see arm.fallback).
+        self.fallback = FallbackPlan()
+        self._undecomposed_on_cpu: dict[str, tuple[torch._ops.OpOverload, str]] | None = None
+
+    @property
+    def undecomposed_on_cpu(self) -> dict[torch._ops.OpOverload, str]:
+        """Operators kept whole for the delegate that partition() left on the CPU, with a reason each."""
+        return {op: reason for op, reason in (self._undecomposed_on_cpu or {}).values()}
 
     def ops_to_not_decompose(
         self, ep: ExportedProgram
     ) -> tuple[list[torch._ops.OpOverload], Callable[[Node], bool] | None]:
         """Ops such as linear lower better whole; each is kept only where it will be delegated, as
-        executorch has no CPU kernel for the undecomposed form."""
+        executorch has no CPU kernel for the undecomposed form.
+
+        executorch asks three times: twice on the ATen program before decomposing, and once on the
+        lowered program, where every kept node the filter accepts is an error ("not decomposed or
+        delegated"). There the filter names the kept nodes this partitioner left on the CPU, so a
+        direct caller gets that error, and arm.flow lowers again with their operators decomposed.
+        """
+        kept = [op for op in registry.ops_to_not_decompose() if op not in self.fallback.decomposed]
+        if self._undecomposed_on_cpu is not None:
+            left = self._undecomposed_on_cpu
+            return kept, lambda node: node.name in left
         spec = self.compile_spec.tosa_spec
 
         def will_be_delegated(node: Node) -> bool:
             arm_op = registry.for_aten_node(node)
             return arm_op is not None and arm_op.support(node, spec) is None
 
-        kept = registry.ops_to_not_decompose()
-        if all(will_be_delegated(node) for node in ep.graph.nodes if node.target in kept):
+        nodes = list(ep.graph.nodes)
+        if not any(node.target in _DECOMPOSE_INTO_KEPT_OPS for node in nodes) and all(
+            will_be_delegated(node) for node in nodes if node.target in kept
+        ):
             # No per-node filter needed: executorch then decomposes once instead of three times (a third
             # of MobileNetV2's compile time).
             return kept, None
@@ -62,21 +94,27 @@ class TOSAPartitioner(Partitioner):
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         graph_module = exported_program.graph_module
-        # TOSA has no int64: indices and int64 results of delegated ops become int32 first.
-        narrowing = narrow_int64(exported_program, lambda node: registry.for_edge_node(node) is not None)
-        selected, self.rejected = select_nodes(graph_module.graph, self.compile_spec.tosa_spec)
-        self.rejected = narrowing.kept + self.rejected
+        # TOSA has no int64: arm.passes.NarrowInt64Pass (a flow edge pass) made indices int32 before this.
+        spec = self.compile_spec.tosa_spec
+        float_readers = _readers_of_float_inputs(exported_program) if spec.is_int else {}
+        selected, self.rejected = select_nodes(graph_module.graph, spec, self.fallback.cpu_nodes, float_readers)
         for name, reason in self.rejected:
             logger.info("%s stays on the CPU: %s", name, reason)
         proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)
         partition_tags: dict[str, DelegationSpec] = {}
+        delegated: set[Node] = set()
         for partition in proposer.propose_partitions():
             if not any(registry.for_edge_node(node) for node in partition.nodes):
                 continue  # only q/dq nodes: nothing for the NPU to compute
             tag = f"{self.compile_spec.backend_id}_{len(partition_tags)}"
             for node in partition.nodes:
                 node.meta["delegation_tag"] = tag
+            delegated.update(partition.nodes)
             partition_tags[tag] = self.delegation_spec
+        self._undecomposed_on_cpu = _kept_whole_on_cpu(graph_module.graph, delegated, self.rejected)
+        self.delegated = [
+            node.name for node in graph_module.graph.nodes if node in delegated and registry.for_edge_node(node)
+        ]
         tag_constant_data(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=partition_tags)
 
@@ -95,14 +133,30 @@ class VgfPartitioner(TOSAPartitioner):
         super().__init__(compile_spec)
 
 
-def select_nodes(graph: Graph, spec: TosaSpecification) -> tuple[set[Node], list[tuple[str, str]]]:
-    """The call_function nodes to delegate, and (name, reason) for every one left on the CPU."""
+def select_nodes(
+    graph: Graph,
+    spec: TosaSpecification,
+    cpu_nodes: Mapping[str, str] | None = None,
+    unsupported_inputs: Mapping[str, str] | None = None,
+) -> tuple[set[Node], list[tuple[str, str]]]:
+    """The call_function nodes to delegate, and (name, reason) for every one left on the CPU.
+
+    ``cpu_nodes`` (node name -> reason) stay on the CPU whatever their support rule says;
+    ``unsupported_inputs`` (node name -> reason) stay there too, where the support rule accepts them.
+    """
+    cpu_nodes = cpu_nodes or {}
+    unsupported_inputs = unsupported_inputs or {}
     selected: set[Node] = set()
     reasons: dict[Node, str] = {}
     for node in graph.nodes:
         if node.op != "call_function":
             continue
-        reason = registry.unsupported_reason(node, spec)
+        reason = (
+            cpu_nodes.get(node.name)
+            or cpu_reason(node)
+            or registry.unsupported_reason(node, spec)
+            or unsupported_inputs.get(node.name)
+        )
         if reason is None:
             selected.add(node)
         else:
@@ -145,6 +199,47 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
         if user not in selected:
             return f"{where}: its int8 result feeds {user.name} outside the partition without a quantize"
     return None
+
+
+_INT = "the INT profile"
+
+
+def _readers_of_float_inputs(program: ExportedProgram) -> dict[str, str]:
+    """Node name -> reason for ops that read a float model input directly, with no quantize between.
+
+    Support rules accept placeholders in the INT profile as constants the lowering quantizes; a model
+    input is no constant, and its float values cannot enter an int8 graph.
+    """
+    user_inputs = set(program.graph_signature.user_inputs)
+    reasons: dict[str, str] = {}
+    for node in program.graph.nodes:
+        value = node.meta.get("val")
+        if node.op != "placeholder" or node.name not in user_inputs or not isinstance(value, torch.Tensor):
+            continue
+        if not value.dtype.is_floating_point:
+            continue
+        for user in node.users:
+            if user.op == "call_function" and not is_quantize(user):
+                reasons[user.name] = (
+                    f"{describe(user)}: reads the model input {node.name} as float (no quantize between: the "
+                    f"quantizer annotates no operator here), and {_INT} needs int8; it runs on the CPU"
+                )
+    return reasons
+
+
+def _kept_whole_on_cpu(
+    graph: Graph, delegated: set[Node], rejected: list[tuple[str, str]]
+) -> dict[str, tuple[torch._ops.OpOverload, str]]:
+    """Node name -> (its ATen operator, why) for every node to_edge kept whole that is not delegated."""
+    kept = set(registry.ops_to_not_decompose())
+    reasons = dict(rejected)
+    left: dict[str, tuple[torch._ops.OpOverload, str]] = {}
+    for node in graph.nodes:
+        aten_op = getattr(node.target, "_op", None)  # the ATen operator behind an edge operator
+        if node.op == "call_function" and aten_op in kept and node not in delegated:
+            reason = reasons.get(node.name, f"{describe(node)}: left out of every partition")
+            left[node.name] = (aten_op, reason)
+    return left
 
 
 class _InSet(OperatorSupportBase):

@@ -14,6 +14,7 @@ from torch.export.exported_program import ExportedProgram
 from arm.artifacts import report_tosa, report_vela
 from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.vela import compile_tosa
+from arm.fallback import LoweringError
 from arm.tosa.lowering import lower_to_tosa
 
 
@@ -24,6 +25,10 @@ class EthosUBackend(BackendDetails):
         spec = EthosUCompileSpec.from_list(compile_specs)
         tosa = lower_to_tosa(edge_program, spec.tosa_spec)
         report_tosa(tosa)
-        vela = compile_tosa(tosa.flatbuffer, spec)
+        try:
+            vela = compile_tosa(tosa.flatbuffer, spec)
+        except Exception as error:  # Vela rejected the graph: the whole partition falls back to the CPU
+            nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
+            raise LoweringError(nodes, f"Vela could not compile the partition ({type(error).__name__}: {error})") from error
         report_vela(vela)
         return PreprocessResult(processed_bytes=vela.bin_stream)

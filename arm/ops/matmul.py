@@ -1,9 +1,9 @@
 """aten.matmul / bmm / mm of two activations -> TOSA MATMUL on [N, M, K] x [N, K, W].
 
 Batch dims fold into N when both operands have them; a rank-2 right operand folds the left one's batch
-dims into its rows instead. INT: int8 operands with their zero points, an int32 product rescaled
-onto the output grid. matmul is kept whole where it is delegated (to_edge would expand and view it
-into bmm).
+dims into its rows instead. INT: int8 operands with their zero points, an int32 product (int48 for
+int16 operands) rescaled onto the output grid. matmul is kept whole where it is delegated (to_edge
+would expand and view it into bmm).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_input
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import annotate
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.graph import INT48, TosaValue, reshape
+from arm.tosa.quantization import is_dequantize
 from arm.tosa.rescale import from_int32
 from arm.tosa.specification import TosaSpecification
 
@@ -37,7 +38,17 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
             f"{describe(node)}: batch dims {lhs_shape[:-2]} and {rhs_shape[:-2]} differ; broadcasting "
             "between batched operands is not lowered (expand them to one batch shape)"
         )
-    return first_reason(profile_reason(node, spec, [lhs, rhs]), rank_reason(node, shape_of(node)))
+    return first_reason(
+        profile_reason(node, spec, [lhs, rhs]), rank_reason(node, shape_of(node)), _u55_int16_reason(node, spec)
+    )
+
+
+def _u55_int16_reason(node: Node, spec: TosaSpecification) -> str | None:
+    # Vela 5.2.0 on the U55: "Non-passthrough operation (MatMul) could not run on NPU" for int16 operands.
+    int16 = any(is_dequantize(operand) and torch.int16 in operand.args for operand in node.args[:2])
+    if spec.has("u55") and int16:
+        return f"{describe(node)}: Vela 5.2.0 runs no int16 (a16w8) MATMUL on the U55; quantize it to int8"
+    return None
 
 
 def annotate_matmul(node: Node, config: QuantizationConfig) -> None:
@@ -69,8 +80,12 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
 
 
 def _matmul(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
-    """MATMUL; int8 operands give an int32 product whose step is the product of their steps."""
-    accumulator = np.dtype(np.int32) if ctx.spec.is_int else np.dtype(np.float32)
+    """MATMUL; int8 operands give an int32 product whose step is the product of their steps, int16
+    operands (a16w8) an int48 one: TOSA 1.0 defines MATMUL i16 x i16 with an i48 accumulator only."""
+    if not ctx.spec.is_int:
+        accumulator = np.dtype(np.float32)
+    else:
+        accumulator = INT48 if lhs.dtype == np.int16 else np.dtype(np.int32)
     output = ctx.graph.add_tensor(name, (lhs.shape[0], lhs.shape[1], rhs.shape[2]), accumulator)
     zero_points = [value.qparams.zero_point if ctx.spec.is_int else 0 for value in (lhs, rhs)]
     operands = [
@@ -109,6 +124,14 @@ TEST_CASES = {
     "matmul_rank4": OpTestCase(FunctionModule(matmul), random_inputs(2, (2, 3, 4, 8), (2, 3, 8, 5))),
     "matmul_rank3_by_rank2": OpTestCase(FunctionModule(matmul), random_inputs(3, (2, 6, 16), (16, 4))),
     "attention_scores": OpTestCase(FunctionModule(attention_scores), random_inputs(4, (1, 2, 6, 8), (1, 2, 6, 8))),
+    # int16 operands: an int48 accumulator; the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension
+    # and Vela puts no int16 MATMUL on the U55.
+    "a16w8_bmm": OpTestCase(
+        FunctionModule(batched),
+        random_inputs(5, (2, 4, 8), (2, 8, 6)),
+        cpu_targets=("tosa_INT", "vgf_INT", "u55_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

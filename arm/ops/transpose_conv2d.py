@@ -66,6 +66,11 @@ def _u55_reason(node: Node, spec: TosaSpecification) -> str | None:
 def annotate_transpose_conv2d(node: Node, config: QuantizationConfig) -> None:
     """Weights are [in, out, kh, kw]: per-channel scales go along dim 1, the output channels."""
     x, weight = node.args[:2]
+    groups = node.args[6] if len(node.args) > 6 else 1  # aten.conv_transpose2d.input's groups
+    if groups != 1:
+        # Grouped: dim 1 holds out/groups channels while the bias has all of them, so per-channel
+        # scales cannot line up; the support rule keeps it on the CPU, where it runs float.
+        return
     bias = node.args[2] if len(node.args) > 2 else None
     weight_spec = dataclasses.replace(config.weight, ch_axis=1) if config.is_per_channel else config.weight
     inputs = {x: config.activation, weight: weight_spec}

@@ -24,22 +24,36 @@ from typing import Callable
 
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
-from torch._export.utils import (
-    get_buffer,
-    get_lifted_tensor_constant,
-    get_param,
-    is_buffer,
-    is_lifted_tensor_constant,
-    is_param,
-)
+from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from torch.export import ExportedProgram
-from torch.export.graph_signature import ExportGraphSignature, InputKind, InputSpec, TensorArgument
 from torch.fx import Node
+
+from arm.ops.common import registry
+from arm.passes.cpu_fallback import keep_on_cpu
+from arm.passes.program_constants import add_lifted_constant, constant_value, is_constant
 
 _CAST = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
 _INT32 = torch.iinfo(torch.int32)
 
 Consumes = Callable[[Node], bool]
+
+
+class NarrowInt64Pass(ExportedProgramPassBase):
+    """The flow's edge pass: narrows int64 around every node an Arm op lowers.
+
+    It runs before partitioning (executorch forbids a partitioner to change the graph), so it cannot
+    know which of those nodes the partitioner will keep on the CPU; those run the narrowed int32
+    tensors on the CPU, which ExecuTorch's portable kernels accept wherever they accept int64.
+    Consumers of a constant that does not fit int32 are marked to stay on the CPU, with the reason.
+    """
+
+    def call(self, program: ExportedProgram) -> ExportedProgramPassResult:
+        result = narrow_int64(program, _has_arm_lowering)
+        return ExportedProgramPassResult(program, modified=bool(result.narrowed or result.kept))
+
+
+def _has_arm_lowering(node: Node) -> bool:
+    return registry.for_edge_node(node) is not None
 
 
 @dataclasses.dataclass
@@ -59,7 +73,7 @@ def narrow_int64(program: ExportedProgram, consumes: Consumes) -> Int64Narrowing
             continue
         if node.op == "call_function" and not node.all_input_nodes:
             node = _fold_to_constant(program, node)
-        if node.op == "placeholder" and _is_constant(program, node):
+        if node.op == "placeholder" and is_constant(program, node):
             _narrow_constant(program, node, consumes, result)
         elif node.op == "placeholder":
             _cast_input_to_int32(program, node, consumes)
@@ -84,16 +98,8 @@ def _consumers(node: Node, consumes: Consumes) -> list[Node]:
     return [user for user in node.users if user.op == "call_function" and consumes(user)]
 
 
-def _is_constant(program: ExportedProgram, node: Node) -> bool:
-    return is_param(program, node) or is_buffer(program, node) or is_lifted_tensor_constant(program, node)
 
 
-def _constant(program: ExportedProgram, node: Node) -> torch.Tensor:
-    kinds = ((is_param, get_param), (is_buffer, get_buffer), (is_lifted_tensor_constant, get_lifted_tensor_constant))
-    for is_kind, get in kinds:
-        if is_kind(program, node):
-            return get(program, node)
-    raise ValueError(f"{node.name} is not a parameter, buffer or lifted constant")
 
 
 def _fits_int32(data: torch.Tensor) -> bool:
@@ -103,30 +109,33 @@ def _fits_int32(data: torch.Tensor) -> bool:
 def _fold_to_constant(program: ExportedProgram, node: Node) -> Node:
     """Replaces a tensor computed from scalars only (arange) by a lifted constant holding its value."""
     data = node.target(*node.args, **node.kwargs)
-    constant = _add_lifted_constant(program, f"{node.name}_folded", data)
+    constant = add_lifted_constant(program, f"{node.name}_folded", data)
     node.replace_all_uses_with(constant)
     program.graph_module.graph.erase_node(node)
     return constant
 
 
 def _narrow_constant(program: ExportedProgram, node: Node, consumes: Consumes, result: Int64Narrowing) -> None:
-    data = _constant(program, node)
+    data = constant_value(program, node)
     if not _fits_int32(data):
-        users = ", ".join(user.name for user in _consumers(node, consumes))
-        result.kept.append((
-            node.name,
+        consumers = _consumers(node, consumes)
+        reason = (
             f"node {node.name}: int64 constant with values in [{int(data.min())}, {int(data.max())}] does not fit "
-            f"TOSA's int32, so {users} stay on the CPU (keep indices below 2**31)",
-        ))  # fmt: skip
+            f"TOSA's int32, so {', '.join(user.name for user in consumers)} stay on the CPU (keep indices below 2**31)"
+        )
+        result.kept.append((node.name, reason))
+        for user in consumers:
+            keep_on_cpu(user, reason)
         return
     narrowed = data.to(torch.int32)
-    if all(consumes(user) for user in node.users) and is_lifted_tensor_constant(program, node):
-        target = program.graph_signature.inputs_to_lifted_tensor_constants[node.name]
+    lifted = program.graph_signature.inputs_to_lifted_tensor_constants
+    if all(consumes(user) for user in node.users) and node.name in lifted:
+        target = lifted[node.name]
         program.constants[target] = narrowed
         node.meta["val"] = node.meta["val"].to(torch.int32)
     else:
         # Parameters and buffers belong to the module's state; CPU readers keep the int64 original.
-        copy = _add_lifted_constant(program, f"{node.name}_int32", narrowed)
+        copy = add_lifted_constant(program, f"{node.name}_int32", narrowed)
         for user in _consumers(node, consumes):
             user.replace_input_with(node, copy)
     result.narrowed.append(node.name)
@@ -154,24 +163,3 @@ def _narrow_result(program: ExportedProgram, node: Node) -> None:
     for user in users:
         user.replace_input_with(node, cast)
 
-
-def _add_lifted_constant(program: ExportedProgram, name: str, data: torch.Tensor) -> Node:
-    """A new lifted-constant placeholder (before the user inputs, as the graph signature requires)."""
-    graph = program.graph_module.graph
-    placeholders = [node for node in graph.nodes if node.op == "placeholder"]
-    user_inputs = set(program.graph_signature.user_inputs)
-    first_user_input = next((node for node in placeholders if node.name in user_inputs), None)
-    anchor = graph.inserting_before(first_user_input) if first_user_input else graph.inserting_after(placeholders[-1])
-    with anchor:
-        node = graph.placeholder(graph._graph_namespace.create_name(name, None))
-    node.target = node.name
-    fake_mode = next(
-        (p.meta["val"].fake_mode for p in placeholders if hasattr(p.meta.get("val"), "fake_mode")), None
-    )
-    node.meta["val"] = fake_mode.from_tensor(data, static_shapes=True) if fake_mode else data
-    program.constants[node.name] = data
-    specs = list(program.graph_signature.input_specs)
-    index = [n.name for n in graph.nodes if n.op == "placeholder"].index(node.name)
-    specs.insert(index, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(node.name), node.name))
-    program._graph_signature = ExportGraphSignature(specs, program.graph_signature.output_specs)
-    return node

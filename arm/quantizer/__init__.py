@@ -1,7 +1,8 @@
-"""pt2e quantization for the Arm flow (int8 or int16 activations, int8 weights, int32 biases)."""
+"""pt2e quantization for the Arm flow (int8 or int16 activations, int8 or int4 weights, int32 biases)."""
 
 from arm.quantizer.quantization_config import (
     QuantizationConfig,
+    get_symmetric_a8w4_quantization_config,
     get_symmetric_a16w8_quantization_config,
     get_symmetric_quantization_config,
 )
@@ -12,6 +13,7 @@ __all__ = [
     "QuantizationConfig",
     "TOSAQuantizer",
     "VgfQuantizer",
+    "get_symmetric_a8w4_quantization_config",
     "get_symmetric_a16w8_quantization_config",
     "get_symmetric_quantization_config",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import torch
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import (
     QuantizationAnnotation,
@@ -49,3 +50,22 @@ def shared_with_input(node: Node, input_node: Node, activation: QuantizationSpec
 def _has_output_spec(node: Node) -> bool:
     annotation = node.meta.get(_ANNOTATION_KEY)
     return annotation is not None and annotation.output_qspec is not None
+
+
+def drop_non_float_specs(node: Node) -> None:
+    """Removes what an op's annotator asked for on integer or bool tensors (indices, masks, int32
+    clamps, ``arange`` positions): pt2e would insert a float quantize on them, which fails on the
+    re-export. Such tensors stay what they are; the ops reading them see their integer values."""
+    annotation = node.meta.get(_ANNOTATION_KEY)
+    if annotation is None:
+        return
+    annotation.input_qspec_map = {
+        input_node: spec for input_node, spec in annotation.input_qspec_map.items() if _is_float(input_node)
+    }
+    if annotation.output_qspec is not None and not _is_float(node):
+        annotation.output_qspec = None
+
+
+def _is_float(node: Node) -> bool:
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and value.dtype.is_floating_point

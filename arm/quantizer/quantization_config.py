@@ -120,18 +120,34 @@ def get_symmetric_a16w8_quantization_config(
     return QuantizationConfig(activation=activation, weight=_int8_weight_spec(is_per_channel))
 
 
+def get_symmetric_a8w4_quantization_config(
+    is_per_channel: bool = True, observer: ActivationObserver = "minmax"
+) -> QuantizationConfig:
+    """int8 activations with int4 weights: symmetric in [-7, 7], per output channel by default.
+
+    Weights keep int8 storage (pt2e and TOSA constants of the INT profile are int8), holding int4
+    values, as ExecuTorch's Arm quantizer does; a config meant for conv and linear (set it with
+    ``set_module_type``), halving their weight resolution for a smaller, more compressible weight
+    stream.
+    """
+    config = get_symmetric_quantization_config(is_per_channel, observer)
+    return dataclasses.replace(config, weight=_int8_weight_spec(is_per_channel, bits=4))
+
+
 def _activation_observer(name: str) -> type[ObserverOrFakeQuantize]:
     if name not in _ACTIVATION_OBSERVERS:
         raise ValueError(f"unknown activation observer {name!r}; choose one of {', '.join(_ACTIVATION_OBSERVERS)}")
     return _ACTIVATION_OBSERVERS[name]
 
 
-def _int8_weight_spec(is_per_channel: bool) -> QuantizationSpec:
+def _int8_weight_spec(is_per_channel: bool, bits: int = 8) -> QuantizationSpec:
+    """Symmetric weights in [-(2**(bits-1) - 1), 2**(bits-1) - 1], stored as int8."""
     weight_observer = PerChannelMinMaxObserver if is_per_channel else MinMaxObserver
+    limit = (1 << (bits - 1)) - 1
     return QuantizationSpec(
         dtype=torch.int8,
-        quant_min=-127,
-        quant_max=127,
+        quant_min=-limit,
+        quant_max=limit,
         qscheme=torch.per_channel_symmetric if is_per_channel else torch.per_tensor_symmetric,
         ch_axis=0 if is_per_channel else None,
         observer_or_fake_quant_ctr=weight_observer.with_args(eps=_MIN_SCALE),

@@ -2,48 +2,101 @@
 
 from __future__ import annotations
 
-from torch.fx import GraphModule
+from typing import Callable
+
+from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.compile_spec import ArmCompileSpec
 from arm.ops.common import registry
-from arm.quantizer.annotation import is_annotated
+from arm.quantizer.annotation import annotate, drop_non_float_specs, is_annotated
+from arm.quantizer.module_configs import ModuleConfigs
 from arm.quantizer.quantization_config import QuantizationConfig
 
 
 class EthosUQuantizer(Quantizer):
-    """Annotates every node whose op module knows how to quantize it, using the global config.
+    """Annotates every node whose op module knows how to quantize it, with the config that applies to it.
 
     Usage (as with ExecuTorch's Arm quantizer)::
 
         quantizer = EthosUQuantizer(compile_spec).set_global(get_symmetric_quantization_config())
+        quantizer.set_module_type(torch.nn.Linear, get_symmetric_a8w4_quantization_config())
+        quantizer.set_module_name("head", None)          # keep the head float, on the CPU
+        quantizer.set_io(get_symmetric_a16w8_quantization_config())
         prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
+
+    See arm.quantizer.module_configs for which config wins where several apply.
     """
 
     def __init__(self, compile_spec: ArmCompileSpec):
         super().__init__()
         self.compile_spec = compile_spec
-        self.global_config: QuantizationConfig | None = None
+        self.configs = ModuleConfigs()
+        self.io_config: QuantizationConfig | None = None
 
-    def set_global(self, config: QuantizationConfig) -> EthosUQuantizer:
-        self.global_config = config
+    @property
+    def global_config(self) -> QuantizationConfig | None:
+        return self.configs.global_config
+
+    def set_global(self, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """The config for every node no module name or type claims."""
+        self.configs.global_config = config
+        return self
+
+    def set_module_type(self, module_type: Callable, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """The config for nodes from modules of ``module_type`` (a class such as ``torch.nn.Linear``)."""
+        if not isinstance(module_type, type):
+            raise TypeError(f"set_module_type takes a module class such as torch.nn.Linear, got {module_type!r}")
+        self.configs.by_type.pop(module_type, None)  # re-setting moves it last: the later call wins
+        self.configs.by_type[module_type] = config
+        return self
+
+    def set_module_name(self, module_name: str, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """The config for nodes from the submodule at ``module_name`` (e.g. ``"blocks.0.attention"``)."""
+        if not isinstance(module_name, str) or not module_name:
+            raise TypeError(f"set_module_name takes a submodule's qualified name such as 'blocks.0', got {module_name!r}")
+        self.configs.by_name.pop(module_name, None)
+        self.configs.by_name[module_name] = config
+        return self
+
+    def set_io(self, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """The activation grid of the model's inputs and outputs (e.g. int16 I/O around an int8 body)."""
+        self.io_config = config
         return self
 
     def annotate(self, model: GraphModule) -> GraphModule:
-        if self.global_config is None:
+        if self.configs.is_empty() and self.io_config is None:
             raise ValueError(
                 "EthosUQuantizer has no quantization config; call "
                 "quantizer.set_global(get_symmetric_quantization_config()) before prepare_pt2e"
             )
+        if self.io_config is not None:
+            _annotate_io(model, self.io_config)
         for node in model.graph.nodes:
             arm_op = registry.for_aten_node(node)
             # A producer may already have annotated its fused activation.
-            if arm_op is not None and not is_annotated(node):
-                arm_op.annotate(node, self.global_config)
+            if arm_op is None or is_annotated(node):
+                continue
+            config = self.configs.config_for(node)
+            if config is not None:
+                arm_op.annotate(node, config)
+        for node in model.graph.nodes:
+            drop_non_float_specs(node)
         return model
 
     def validate(self, model: GraphModule) -> None:
         pass
+
+
+def _annotate_io(model: GraphModule, config: QuantizationConfig) -> None:
+    """Model inputs write, and model outputs read, ``config``'s activation grid; the ops next to them
+    read that grid (arm.quantizer.annotation.input_spec shares a producer's output spec)."""
+    for node in model.graph.nodes:
+        if node.op == "placeholder" and node.users and not is_annotated(node):
+            annotate(node, {}, config.activation)
+        elif node.op == "output":
+            producers: list[Node] = [arg for arg in node.all_input_nodes]
+            annotate(node, {producer: config.activation for producer in producers}, None)
 
 
 # The same quantizer serves the TOSA INT and VGF INT flows; the names match ExecuTorch's.

@@ -14,7 +14,9 @@ from torch.export import ExportedProgram
 from torch.fx import Node
 
 from arm.artifacts import TensorIo, TosaArtifact
+from arm.fallback import LoweringError
 from arm.ops.common import registry
+from arm.ops.common.node_info import describe
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.layout import cancel_round_trips
@@ -33,7 +35,7 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
             ctx.define(node, ctx.graph.add_input(node.name, shape_of(node), numpy_dtype(node.meta["val"].dtype)))
             inputs.append(node)
         elif node.op == "call_function" and not _is_constant_dequantize(node, ctx):
-            ctx.define(node, _lower_call(node, ctx))
+            ctx.define(node, _lower_call_or_fall_back(node, ctx))
         elif node.op == "output":
             outputs = [ctx.value(arg) for arg in node.args[0]]
     for value in outputs:
@@ -45,6 +47,18 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
         outputs=tuple(_tensor_io(value) for value in outputs),
         spec=str(spec),
     )
+
+
+def _lower_call_or_fall_back(node: Node, ctx: LoweringContext) -> TosaValue:
+    """Lowers ``node``; any failure becomes a LoweringError naming it, so the flow keeps it on the CPU."""
+    try:
+        return _lower_call(node, ctx)
+    except LoweringError:
+        raise
+    except Exception as error:  # an emitter's gap must not end the compile: the node falls back
+        raise LoweringError(
+            (node.name,), f"{describe(node)}: its TOSA lowering failed ({type(error).__name__}: {error})"
+        ) from error
 
 
 def _lower_call(node: Node, ctx: LoweringContext) -> TosaValue:

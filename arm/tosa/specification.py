@@ -1,4 +1,4 @@
-"""The TOSA specification a lowering targets: version, profile and extensions."""
+"""The TOSA specification a lowering targets: version, profile(s) and extensions."""
 
 from __future__ import annotations
 
@@ -10,20 +10,28 @@ _KNOWN_EXTENSIONS = frozenset({"int16", "int4", "bf16", "fp8e4m3", "fp8e5m2", "f
 
 @dataclasses.dataclass(frozen=True)
 class TosaSpecification:
-    """A TOSA 1.0 target, e.g. ``TOSA-1.0+INT`` or ``TOSA-1.0+INT+int16+u55``.
+    """A TOSA 1.0 target, e.g. ``TOSA-1.0+INT``, ``TOSA-1.0+INT+int16+u55`` or ``TOSA-1.0+INT+FP``.
 
     ``u55`` and ``u85`` are not TOSA extensions: they mark what an Ethos-U family (and the Vela version
     we pin) leaves out of TOSA (the U55/U65 have no gather; Vela 5.2.0 runs no GATHER on the U85
     either) so support rules can ask for it in one place.
+
+    TOSA 1.0 lets a device implement both profiles. ``TOSA-1.0+INT+FP`` (ExecuTorch's name for such a
+    device) lowers as the INT profile, the one a quantized model needs: ``profile`` is "INT" and
+    ``is_int`` holds; ``also_fp`` records the second profile. Float operators of a mixed graph are not
+    lowered yet, so they stay on the CPU.
     """
 
     profile: str
     extensions: frozenset[str] = frozenset()
     version: str = "1.0"
+    also_fp: bool = False
 
     def __post_init__(self) -> None:
         if self.profile not in _PROFILES:
             raise ValueError(f"TOSA profile must be one of {_PROFILES}, got {self.profile!r}")
+        if self.also_fp and self.profile != "INT":
+            raise ValueError("also_fp adds the FP profile to an INT specification (TOSA-1.0+INT+FP)")
         unknown = set(self.extensions) - _KNOWN_EXTENSIONS
         if unknown:
             raise ValueError(f"unknown TOSA extension(s) {sorted(unknown)}; known: {sorted(_KNOWN_EXTENSIONS)}")
@@ -32,12 +40,20 @@ class TosaSpecification:
 
     @classmethod
     def from_string(cls, text: str) -> TosaSpecification:
-        """Parses ``TOSA-1.0+INT[+ext...]``."""
+        """Parses ``TOSA-1.0+<profile>[+<profile>][+ext...]``; the profiles may come in either order."""
         parts = text.strip().split("+")
         head = parts[0]
         if not head.startswith("TOSA-") or len(parts) < 2:
             raise ValueError(f"expected a TOSA specification like 'TOSA-1.0+INT', got {text!r}")
-        return cls(profile=parts[1], extensions=frozenset(parts[2:]), version=head[len("TOSA-"):])
+        profiles = [part for part in parts[1:] if part in _PROFILES]
+        extensions = frozenset(part for part in parts[1:] if part not in _PROFILES)
+        if not profiles:
+            raise ValueError(f"{text!r} names no TOSA profile; add INT or FP (e.g. 'TOSA-1.0+INT')")
+        if len(profiles) != len(set(profiles)):
+            raise ValueError(f"{text!r} names a profile twice")
+        both = set(profiles) == set(_PROFILES)
+        profile = "INT" if both else profiles[0]
+        return cls(profile=profile, extensions=extensions, version=head[len("TOSA-"):], also_fp=both)
 
     @property
     def is_int(self) -> bool:
@@ -45,10 +61,12 @@ class TosaSpecification:
 
     @property
     def is_fp(self) -> bool:
+        """True for the FP profile alone: every delegated tensor is float."""
         return self.profile == "FP"
 
     def has(self, extension: str) -> bool:
         return extension in self.extensions
 
     def __str__(self) -> str:
-        return "+".join([f"TOSA-{self.version}", self.profile, *sorted(self.extensions)])
+        profiles = [self.profile, "FP"] if self.also_fp else [self.profile]
+        return "+".join([f"TOSA-{self.version}", *profiles, *sorted(self.extensions)])

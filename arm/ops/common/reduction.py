@@ -26,6 +26,8 @@ def reduced_dims(node: Node) -> list[int]:
     """The dims ``node`` (mean.dim / sum.dim_IntList) reduces, normalized and sorted; None means all."""
     rank = len(shape_of(node.args[0]))
     dims = node.args[1] if len(node.args) > 1 else None
+    if rank == 0:
+        return []  # a 0-d tensor is its own sum; dim 0 and -1 name it without an axis to reduce
     return sorted({dim % rank for dim in dims}) if dims else list(range(rank))
 
 
