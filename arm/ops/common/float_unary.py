@@ -83,15 +83,23 @@ class FloatFunction:
 
 def lower_node_table(node: Node, ctx: LoweringContext) -> TosaValue:
     """INT: ``node`` as one TABLE of its own operator, from its input's int8 grid to its output's."""
-    value = ctx.quantized_value(node.args[0])
-    output = ctx.output_qparams(node)
     operator = aten_overload(node.target)
+    return lower_function_table(
+        node, ctx, node.args[0], lambda tensor: operator(tensor, *node.args[1:], **node.kwargs)
+    )
+
+
+def lower_function_table(
+    node: Node, ctx: LoweringContext, tensor: Node, function: Callable[[torch.Tensor], torch.Tensor]
+) -> TosaValue:
+    """INT: ``node`` as one TABLE of ``function`` of its one tensor input ``tensor``."""
+    value = ctx.quantized_value(tensor)
+    output = ctx.output_qparams(node)
 
     def on_float32(real: np.ndarray) -> np.ndarray:
         # The quantized module evaluates the operator in float32; so does the table.
         with torch.no_grad():
-            result = operator(torch.from_numpy(real.astype(np.float32)), *node.args[1:], **node.kwargs)
-        return result.numpy().astype(np.float64)
+            return function(torch.from_numpy(real.astype(np.float32))).numpy().astype(np.float64)
 
     entries = quantized_function_table(on_float32, value.qparams, output)
     return table(ctx.graph, value, entries, name=node.name, qparams=output)
@@ -105,17 +113,19 @@ def aten_overload(target: object) -> torch._ops.OpOverload:
 def float_function_op(
     *,
     name: str,
-    edge: object,
+    edge: object | None,
     aten: torch._ops.OpOverload,
     function: FloatFunction,
     test_cases: dict[str, OpTestCase],
     keep_in_edge: bool = False,
 ) -> ArmOp:
     """The ``ArmOp`` of a one-input float function; ``keep_in_edge`` for ops to_edge would decompose
-    (celu, logit) or reject as outside the core ATen set (erfinv), so they reach the lowering whole."""
+    (celu, logit) or reject as outside the core ATen set (erfinv), so they reach the lowering whole.
+    ``edge`` is None for an op that to_edge turns into another one's operator (selu into elu): its
+    file annotates the ATen form and holds the cases; the other op lowers it."""
     return ArmOp(
         name=name,
-        edge_targets=(edge,),
+        edge_targets=() if edge is None else (edge,),
         aten_targets=(aten,),
         support=function.support,
         annotate=function.annotate,
