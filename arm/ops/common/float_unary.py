@@ -136,9 +136,9 @@ def float_function_op(
 
 
 def on_int8_grid(seed: int, shape: tuple[int, ...], step: float, low: float | None = None) -> tuple[torch.Tensor]:
-    """``low + step * k`` for k in 0..255 (both ends present, ``low`` a multiple of ``step``; by
-    default the grid is centred on 0), so an int8 observer picks exactly this grid and quantizing the
-    inputs loses nothing.
+    """``low + step * k`` for k in 0..255 (both ends present; ``low`` a multiple of ``step``, at most 0,
+    since observers always include 0; by default the grid is centred on 0), so an int8 observer picks
+    exactly this grid and quantizing the inputs loses nothing.
 
     For functions with jumps (floor, round, sign) an input half a step from a jump would otherwise
     land on its other side, a whole unit away from the float module; on the grid the INT result is
