@@ -141,10 +141,18 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
     for producer in node.all_input_nodes:
         if producer.op == "call_function" and producer not in selected:
             return f"{where}: its input {producer.name} stays on the CPU, so it would receive a float tensor"
+    if not _carries_reals(node):
+        return None  # integer and bool results (bitwise, logical ops) leave the partition as they are
     for user in node.users:
         if user not in selected:
             return f"{where}: its int8 result feeds {user.name} outside the partition without a quantize"
     return None
+
+
+def _carries_reals(node: Node) -> bool:
+    """True unless the node's result is an integer or bool tensor, which no quantize stands for."""
+    value = node.meta.get("val")
+    return not isinstance(value, torch.Tensor) or value.dtype.is_floating_point
 
 
 class _InSet(OperatorSupportBase):
