@@ -35,13 +35,15 @@ class BitwiseOp:
     """One TOSA integer operator and, for and/or/xor/not, the logical operator it is on bool tensors.
 
     ``shift`` marks the shifts: their right operand is a bit count, which TOSA wants in
-    [0, bits of the type); ``attribute`` sets the operator's attribute.
+    [0, bits of the type); ``attribute`` sets the operator's attribute; ``u85_dtypes`` are the
+    integer types whose command stream on the U85 computes what TOSA does.
     """
 
     op: ts.Op
     attribute: AttributeSetter
     on_bool: LogicalOp | None = None
     shift: bool = False
+    u85_dtypes: tuple[torch.dtype, ...] = INTEGER_DTYPES
 
     def support(self, node: Node, spec: TosaSpecification) -> str | None:
         if self.on_bool is not None and dtype_of(node) == torch.bool:
@@ -50,7 +52,16 @@ class BitwiseOp:
             profile_reason(node, spec),
             _dtype_reason(node),
             self._shift_reason(node),
+            self._u85_reason(node, spec),
             rank_reason(node, shape_of(node)),
+        )
+
+    def _u85_reason(self, node: Node, spec: TosaSpecification) -> str | None:
+        if not spec.has("u85") or dtype_of(node) in self.u85_dtypes:
+            return None
+        return (
+            f"{describe(node)}: Vela 5.2.0's Ethos-U85 command stream saturates a {dtype_of(node)} "
+            f"{self.op.name} where TOSA and torch wrap; only {', '.join(map(str, self.u85_dtypes))} runs there"
         )
 
     def _shift_reason(self, node: Node) -> str | None:
