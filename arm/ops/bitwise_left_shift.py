@@ -17,7 +17,9 @@ from arm.ops.common.op_test_case import FunctionModule, OpTestCase
 _INT_ONLY = ("tosa_FP", "vgf_FP", "u55_INT")
 
 _LEFT_SHIFT = BitwiseOp(
-    ts.Op.LOGICAL_LEFT_SHIFT, ts.TosaSerializerAttribute.LogicalLeftShiftAttribute, shift=True, u85_dtypes=(torch.int32,)
+    ts.Op.LOGICAL_LEFT_SHIFT, ts.TosaSerializerAttribute.LogicalLeftShiftAttribute, shift=True, u85_dtypes=(
+        torch.int32,
+    )
 )
 
 _ATEN = (
@@ -50,7 +52,9 @@ TEST_CASES = {
     ),
     # int8 values whose top bits shift out (torch and TOSA both wrap; the U85 would saturate).
     "int8_scalar": OpTestCase(
-        FunctionModule(shift_by_three), random_integers(2, torch.int8, (4, 20), low=-128, high=128), cpu_targets=(*_INT_ONLY, "u85_INT")
+        FunctionModule(shift_by_three), random_integers(2, torch.int8, (4, 20), low=-128, high=128), cpu_targets=(
+            *_INT_ONLY, "u85_INT"
+        )
     ),
     "operator_tensor": OpTestCase(
         FunctionModule(shift_by_tensor),
@@ -59,4 +63,6 @@ TEST_CASES = {
     ),
 }
 
-OP = bitwise_op(name="bitwise_left_shift", spec=_LEFT_SHIFT, edge_targets=_EDGE, aten_targets=_ATEN, test_cases=TEST_CASES)
+OP = bitwise_op(
+    name="bitwise_left_shift", spec=_LEFT_SHIFT, edge_targets=_EDGE, aten_targets=_ATEN, test_cases=TEST_CASES
+)

@@ -21,9 +21,13 @@ _BITWISE_NOT = BitwiseOp(
 )
 
 TEST_CASES = {
-    "int32": OpTestCase(FunctionModule(torch.bitwise_not), random_integers(0, torch.int32, (2, 3, 16)), cpu_targets=_INT_ONLY),
+    "int32": OpTestCase(
+        FunctionModule(torch.bitwise_not), random_integers(0, torch.int32, (2, 3, 16)), cpu_targets=_INT_ONLY
+    ),
     "int8": OpTestCase(
-        FunctionModule(torch.bitwise_not), random_integers(1, torch.int8, (4, 20), low=-128, high=128), cpu_targets=_INT_ONLY
+        FunctionModule(torch.bitwise_not),
+        random_integers(1, torch.int8, (4, 20), low=-128, high=128),
+        cpu_targets=_INT_ONLY,
     ),
     "bool": OpTestCase(FunctionModule(torch.bitwise_not), random_bools(2, (2, 30)), cpu_targets=_BOOL_IO),
 }

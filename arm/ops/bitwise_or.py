@@ -26,11 +26,17 @@ def with_mask(x: torch.Tensor) -> torch.Tensor:
 
 
 TEST_CASES = {
-    "int32": OpTestCase(FunctionModule(torch.bitwise_or), random_integers(0, torch.int32, (2, 3, 16), (2, 3, 16)), cpu_targets=_INT_ONLY),
-    "int8_broadcast": OpTestCase(
-        FunctionModule(torch.bitwise_or), random_integers(1, torch.int8, (4, 20), (1, 20), low=-128, high=128), cpu_targets=_INT_ONLY
+    "int32": OpTestCase(
+        FunctionModule(torch.bitwise_or), random_integers(0, torch.int32, (2, 3, 16), (2, 3, 16)), cpu_targets=_INT_ONLY
     ),
-    "scalar_mask": OpTestCase(FunctionModule(with_mask), random_integers(2, torch.int16, (3, 40)), cpu_targets=_INT_ONLY),
+    "int8_broadcast": OpTestCase(
+        FunctionModule(torch.bitwise_or),
+        random_integers(1, torch.int8, (4, 20), (1, 20), low=-128, high=128),
+        cpu_targets=_INT_ONLY,
+    ),
+    "scalar_mask": OpTestCase(
+        FunctionModule(with_mask), random_integers(2, torch.int16, (3, 40)), cpu_targets=_INT_ONLY
+    ),
     # On bool tensors it is LOGICAL_OR, which the FP profile has too.
     "bool": OpTestCase(FunctionModule(torch.bitwise_or), random_bools(3, (2, 30), (2, 30)), cpu_targets=_BOOL_IO),
 }

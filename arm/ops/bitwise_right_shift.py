@@ -47,11 +47,16 @@ def shift_by_tensor(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
 TEST_CASES = {
     "int32_tensor": OpTestCase(
         FunctionModule(torch.bitwise_right_shift),
-        (*random_integers(0, torch.int32, (2, 3, 16), low=-100000, high=100000), *random_integers(1, torch.int32, (2, 3, 16), low=0, high=31)),
+        (
+            *random_integers(0, torch.int32, (2, 3, 16), low=-100000, high=100000),
+            *random_integers(1, torch.int32, (2, 3, 16), low=0, high=31),
+        ),
         cpu_targets=_INT_ONLY,
     ),
     # Negative int8 values: the sign fills in and odd values round toward minus infinity.
-    "int8_scalar": OpTestCase(FunctionModule(shift_by_two), random_integers(2, torch.int8, (4, 20), low=-128, high=128), cpu_targets=_INT_ONLY),
+    "int8_scalar": OpTestCase(
+        FunctionModule(shift_by_two), random_integers(2, torch.int8, (4, 20), low=-128, high=128), cpu_targets=_INT_ONLY
+    ),
     "operator_tensor": OpTestCase(
         FunctionModule(shift_by_tensor),
         (*random_integers(3, torch.int16, (3, 10)), *random_integers(4, torch.int16, (1, 10), low=0, high=15)),
@@ -59,4 +64,6 @@ TEST_CASES = {
     ),
 }
 
-OP = bitwise_op(name="bitwise_right_shift", spec=_RIGHT_SHIFT, edge_targets=_EDGE, aten_targets=_ATEN, test_cases=TEST_CASES)
+OP = bitwise_op(
+    name="bitwise_right_shift", spec=_RIGHT_SHIFT, edge_targets=_EDGE, aten_targets=_ATEN, test_cases=TEST_CASES
+)

@@ -23,7 +23,7 @@ from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_input
 from arm.ops.common.support import describe, first_reason
 from arm.ops.common.table import quantized_function_table, table
 from arm.ops.common.unary import annotate_unary, unary_support
-from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue, slice_tensor
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import from_int32, to_int32

@@ -23,9 +23,13 @@ def between_compares(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 TEST_CASES = {
-    "rank3": OpTestCase(FunctionModule(torch.logical_and), random_bools(0, (2, 3, 16), (2, 3, 16)), cpu_targets=_BOOL_IO),
+    "rank3": OpTestCase(
+        FunctionModule(torch.logical_and), random_bools(0, (2, 3, 16), (2, 3, 16)), cpu_targets=_BOOL_IO
+    ),
     "rank2": OpTestCase(FunctionModule(torch.logical_and), random_bools(1, (4, 20), (1, 20)), cpu_targets=_BOOL_IO),
-    "between_compares": OpTestCase(FunctionModule(between_compares), random_inputs(2, (2, 30), (2, 30)), cpu_targets=("u55_INT",)),
+    "between_compares": OpTestCase(
+        FunctionModule(between_compares), random_inputs(2, (2, 30), (2, 30)), cpu_targets=("u55_INT",)
+    ),
 }
 
 OP = ArmOp(

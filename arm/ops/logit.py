@@ -27,7 +27,9 @@ def logit_eps(x: torch.Tensor) -> torch.Tensor:
 
 TEST_CASES = {
     # In (0.05, 0.95): logit's slope 1 / (x (1 - x)) stays below 21.
-    "rank4": OpTestCase(FunctionModule(torch.logit), tuple(torch.sigmoid(x) * 0.9 + 0.05 for x in random_inputs(0, (1, 4, 8, 8)))),
+    "rank4": OpTestCase(
+        FunctionModule(torch.logit), tuple(torch.sigmoid(x) * 0.9 + 0.05 for x in random_inputs(0, (1, 4, 8, 8)))
+    ),
     # From 0 to 1 inclusive: eps clamps the ends that would be infinite.
     "eps": OpTestCase(FunctionModule(logit_eps), (torch.linspace(0.0, 1.0, 120).reshape(4, 30),)),
 }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import torch
-from executorch.exir.dialects._ops import ops as exir_ops
 
 from arm.ops.common.float_unary import FloatFunction, float_function_op
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs

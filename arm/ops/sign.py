@@ -16,7 +16,9 @@ TEST_CASES = {
     # On the int8 grid, so 0 is exact and an input near 0 cannot quantize across it.
     "rank4": OpTestCase(FunctionModule(torch.sign), on_int8_grid(0, (1, 4, 8, 8), 0.0371)),
     # Multiples of 0.5, many of them 0: every value is far from 0 in input steps.
-    "with_zeros": OpTestCase(FunctionModule(torch.sign), tuple(torch.round(2 * x) / 2 for x in random_inputs(1, (5, 30)))),
+    "with_zeros": OpTestCase(
+        FunctionModule(torch.sign), tuple(torch.round(2 * x) / 2 for x in random_inputs(1, (5, 30)))
+    ),
 }
 
 OP = float_function_op(

@@ -71,7 +71,10 @@ class BitwiseOp:
         bits = torch.iinfo(dtype_of(node)).bits
         if 0 <= count < bits:
             return None
-        return f"{describe(node)}: shift by {count} is outside [0, {bits}) for {dtype_of(node)}; TOSA leaves it undefined"
+        return (
+            f"{describe(node)}: shift by {count} is outside [0, {bits}) for {dtype_of(node)}; "
+            "TOSA leaves it undefined"
+        )
 
     def lower(self, node: Node, ctx: LoweringContext) -> TosaValue:
         if self.on_bool is not None and dtype_of(node) == torch.bool:
@@ -82,7 +85,10 @@ class BitwiseOp:
 
 def profile_reason(node: Node, spec: TosaSpecification) -> str | None:
     if spec.is_fp:
-        return f"{describe(node)}: {spec} has no integer bit operators (TOSA has them in the INT profile); it runs on the CPU"
+        return (
+            f"{describe(node)}: {spec} has no integer bit operators (TOSA has them in the INT profile); "
+            "it runs on the CPU"
+        )
     if spec.has("u55"):
         return f"{describe(node)}: Ethos-U55/U65 have no bitwise or shift operators; it runs on the CPU"
     return None
@@ -95,7 +101,8 @@ def _dtype_reason(node: Node) -> str | None:
         found = ", ".join(f"{tensor.name} is {dtype_of(tensor)}" for tensor in tensors)
         return f"{describe(node)}: {found}; TOSA's bit operators take int8, int16 or int32"
     if len(dtypes) > 1:
-        return f"{describe(node)}: operands of different integer types ({sorted(map(str, dtypes))}); cast them to one type"
+        types = ", ".join(sorted(map(str, dtypes)))
+        return f"{describe(node)}: operands of different integer types ({types}); cast them to one type"
     return None
 
 

@@ -67,7 +67,10 @@ class FloatFunction:
 
     def _profile_reason(self, node: Node, spec: TosaSpecification) -> str | None:
         if spec.is_fp and self.formula is None:
-            return f"{describe(node)}: {spec} has no float form of this function ({self.fp_missing}); it runs on the CPU"
+            return (
+                f"{describe(node)}: {spec} has no float form of this function ({self.fp_missing}); "
+                "it runs on the CPU"
+            )
         return None
 
     def annotate(self, node: Node, config: QuantizationConfig) -> None:

@@ -53,9 +53,6 @@ def is_lifted_number(arg: object) -> bool:
     return isinstance(value, torch.Tensor) and value.numel() == 1
 
 
-def divisor_of(node: Node) -> object:
-    return node.args[1]
-
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     dividend, divisor = node.args[:2]
@@ -85,7 +82,12 @@ def annotate_dividend(node: Node, config: QuantizationConfig) -> None:
     annotate_unary(node, config)
 
 
-def lower(node: Node, ctx: LoweringContext, formula: Callable[[FloatMath, Operand, Operand], TosaValue], division: TorchDivision) -> TosaValue:
+def lower(
+    node: Node,
+    ctx: LoweringContext,
+    formula: Callable[[FloatMath, Operand, Operand], TosaValue],
+    division: TorchDivision,
+) -> TosaValue:
     dividend, divisor = node.args[:2]
     if ctx.spec.is_int:
         number = float(ctx.constant(divisor).item()) if isinstance(divisor, Node) else float(divisor)

@@ -35,7 +35,9 @@ class LogicalOp:
 
     def lower(self, node: Node, ctx: LoweringContext) -> TosaValue:
         inputs = operand_values(node, ctx)
-        return emit(ctx, self.op, self.attribute, inputs, name=node.name, shape=shape_of(node), dtype=np.dtype(np.bool_))
+        return emit(
+            ctx, self.op, self.attribute, inputs, name=node.name, shape=shape_of(node), dtype=np.dtype(np.bool_)
+        )
 
 
 def bool_reason(node: Node) -> str | None:
