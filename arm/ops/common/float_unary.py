@@ -123,7 +123,8 @@ def float_function_op(
     keep_in_edge: bool = False,
 ) -> ArmOp:
     """The ``ArmOp`` of a one-input float function; ``keep_in_edge`` for ops to_edge would decompose
-    (celu, logit) or reject as outside the core ATen set (erfinv), so they reach the lowering whole.
+    (celu, logit), so they reach the lowering whole (only ops with a decomposition: a kept op that
+    ends up rejected is decomposed again for the CPU).
     ``edge`` is None for an op that to_edge turns into another one's operator (selu into elu): its
     file annotates the ATen form and holds the cases; the other op lowers it."""
     return ArmOp(
