@@ -162,18 +162,18 @@ def select_nodes(
         else:
             reasons[node] = reason
     if spec.is_int:
-        _trim_to_int8_boundaries(selected, reasons)
+        _trim_to_int8_boundaries(selected, reasons, spec)
     rejected = [(node.name, reasons[node]) for node in graph.nodes if node in reasons]
     return selected, rejected
 
 
-def _trim_to_int8_boundaries(selected: set[Node], reasons: dict[Node, str]) -> None:
+def _trim_to_int8_boundaries(selected: set[Node], reasons: dict[Node, str], spec: TosaSpecification) -> None:
     """Drops nodes until every edge entering or leaving the selection carries int8."""
     changed = True
     while changed:
         changed = False
         for node in sorted(selected, key=lambda n: n.name):
-            reason = _boundary_reason(node, selected)
+            reason = _boundary_reason(node, selected) or _ethos_u_bool_reason(node, selected, spec)
             if reason is not None:
                 selected.discard(node)
                 reasons[node] = reason
@@ -195,6 +195,8 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
     for producer in node.all_input_nodes:
         if producer.op == "call_function" and producer not in selected:
             return f"{where}: its input {producer.name} stays on the CPU, so it would receive a float tensor"
+    if not _carries_reals(node):
+        return None  # integer and bool results (bitwise, logical ops) leave the partition as they are
     for user in node.users:
         if user not in selected:
             return f"{where}: its int8 result feeds {user.name} outside the partition without a quantize"
@@ -240,6 +242,33 @@ def _kept_whole_on_cpu(
             reason = reasons.get(node.name, f"{describe(node)}: left out of every partition")
             left[node.name] = (aten_op, reason)
     return left
+
+
+def _ethos_u_bool_reason(node: Node, selected: set[Node], spec: TosaSpecification) -> str | None:
+    """Vela 5.2.0 fails (in its own report writer) on a bool tensor entering or leaving the NPU graph;
+    bool intermediates (compare -> logical -> where) compile and run."""
+    if not (spec.has("u55") or spec.has("u85")) or is_quantize(node) or is_dequantize(node):
+        return None
+    crossing = [arg.name for arg in node.all_input_nodes if _is_bool(arg) and arg not in selected]
+    if _is_bool(node) and any(user not in selected for user in node.users):
+        crossing.append(node.name)
+    if not crossing:
+        return None
+    return (
+        f"{describe(node)}: bool tensor {', '.join(crossing)} would cross the Ethos-U partition's boundary, "
+        "which Vela 5.2.0 fails to compile; it runs on the CPU"
+    )
+
+
+def _is_bool(node: Node) -> bool:
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and value.dtype == torch.bool
+
+
+def _carries_reals(node: Node) -> bool:
+    """True unless the node's result is an integer or bool tensor, which no quantize stands for."""
+    value = node.meta.get("val")
+    return not isinstance(value, torch.Tensor) or value.dtype.is_floating_point
 
 
 class _InSet(OperatorSupportBase):

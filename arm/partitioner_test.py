@@ -14,7 +14,7 @@ torch.set_num_threads(1)
 
 
 class _ConvSigmoidConv(torch.nn.Module):
-    """Two delegable convolutions around a floor, which has no Arm lowering."""
+    """Two delegable convolutions around an trunc, which has no Arm lowering."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -22,7 +22,7 @@ class _ConvSigmoidConv(torch.nn.Module):
         self.second = torch.nn.Conv2d(8, 8, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.second(torch.floor(torch.relu(self.first(x))))
+        return self.second(torch.trunc(torch.relu(self.first(x))))
 
 
 def _partition(profile: str) -> tuple[TOSAPartitioner, int]:
@@ -46,13 +46,13 @@ def test_unsupported_op_splits_the_graph_and_says_why(profile: str) -> None:
     partitioner, partitions = _partition(profile)
     reasons = dict(partitioner.rejected)
     assert partitions == 2
-    assert "no Arm TOSA lowering" in reasons["aten_floor_default"]
+    assert "no Arm TOSA lowering" in reasons["aten_trunc_default"]
 
 
 def test_int_partitions_start_and_end_on_int8() -> None:
     partitioner, _ = _partition("INT")
     reasons = [reason for _, reason in partitioner.rejected]
-    # The first quantize and the last dequantize stay on the CPU, as do the q/dq around floor.
+    # The first quantize and the last dequantize stay on the CPU, as do the q/dq around trunc.
     assert sum("its int8 result enters the partition" in reason for reason in reasons) == 2
     assert sum("its int8 input leaves it" in reason for reason in reasons) == 2
 

@@ -26,9 +26,15 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     return fp_mul(ctx, value, gate, name=node.name)
 
 
+def silu_inplace_after_neg(x: torch.Tensor) -> torch.Tensor:
+    """silu_ (nn.SiLU(inplace=True) after a layer): the registry derives the in-place form from silu."""
+    return torch.nn.functional.silu(torch.neg(x), inplace=True)
+
+
 TEST_CASES = {
     "rank4": OpTestCase(FunctionModule(torch.nn.functional.silu), random_inputs(0, (1, 8, 16, 16))),
     "rank3": OpTestCase(FunctionModule(torch.nn.functional.silu), random_inputs(1, (2, 10, 64))),
+    "inplace": OpTestCase(FunctionModule(silu_inplace_after_neg), random_inputs(3, (2, 3, 20))),
 }
 
 OP = ArmOp(

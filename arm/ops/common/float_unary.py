@@ -1,0 +1,156 @@
+"""The family of one-input float functions (sin, tan, sinh, atan, erfinv, round, elu, ...) as Arm ops.
+
+Each such op is three facts: the edge operator, an FP formula over TOSA's float operators (or why
+there is none), and its test cases. Everything else is shared and lives here:
+
+* INT: one int8 TABLE that evaluates the operator itself (the aten overload of the node, with the
+  node's scalar arguments) on the 256 dequantized input codes and quantizes the results onto the
+  output grid. That is what the quantized PyTorch module computes, so the table is exact by
+  construction, whatever the function; it runs as one lookup pass on the U55 and the U85.
+* FP: the formula, written with ``FloatMath`` and called as ``formula(m, x, *scalar_args, **kwargs)``
+  with the node's own scalar arguments (elu's alpha, pow's exponent), so the file reads like the math.
+
+An op file is then ``OP = float_function_op(name=..., edge=..., formula=..., test_cases=...)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e.quantizer import QuantizationSpecBase
+
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.float_math import FloatMath
+from arm.ops.common.op_test_case import OpTestCase
+from arm.ops.common.support import describe, first_reason
+from arm.ops.common.table import quantized_function_table, table
+from arm.ops.common.unary import annotate_unary, unary_support
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+# (m, x, *scalar_args, **kwargs) -> the result: the FP form of the op.
+Formula = Callable[..., TosaValue]
+# The node's scalar arguments -> a reason the formula does not hold for them, or None.
+ArgumentRule = Callable[..., "str | None"]
+
+
+@dataclasses.dataclass(frozen=True)
+class FloatFunction:
+    """How one float function lowers; see the module docstring.
+
+    Attributes:
+        formula: the FP lowering, or None when TOSA has no practical float form (``fp_missing`` says why).
+        fp_missing: why the FP profile leaves the op on the CPU, when ``formula`` is None.
+        arguments: rejects scalar arguments the lowering does not handle (both profiles).
+        output: a fixed int8 output grid (bounded functions), instead of an observed one.
+    """
+
+    formula: Formula | None
+    fp_missing: str = ""
+    arguments: ArgumentRule | None = None
+    output: QuantizationSpecBase | None = None
+
+    def support(self, node: Node, spec: TosaSpecification) -> str | None:
+        return first_reason(unary_support(node, spec), self._argument_reason(node), self._profile_reason(node, spec))
+
+    def _argument_reason(self, node: Node) -> str | None:
+        if self.arguments is None:
+            return None
+        reason = self.arguments(*node.args[1:], **node.kwargs)
+        return None if reason is None else f"{describe(node)}: {reason}"
+
+    def _profile_reason(self, node: Node, spec: TosaSpecification) -> str | None:
+        if spec.is_fp and self.formula is None:
+            return (
+                f"{describe(node)}: {spec} has no float form of this function ({self.fp_missing}); "
+                "it runs on the CPU"
+            )
+        return None
+
+    def annotate(self, node: Node, config: QuantizationConfig) -> None:
+        annotate_unary(node, config, self.output)
+
+    def lower(self, node: Node, ctx: LoweringContext) -> TosaValue:
+        if ctx.spec.is_int:
+            return lower_node_table(node, ctx)
+        x = ctx.value(node.args[0])
+        math = FloatMath(ctx, node.name, len(shape_of(node)))
+        return self.formula(math, x, *node.args[1:], **node.kwargs)
+
+
+def lower_node_table(node: Node, ctx: LoweringContext) -> TosaValue:
+    """INT: ``node`` as one TABLE of its own operator, from its input's int8 grid to its output's."""
+    operator = aten_overload(node.target)
+    return lower_function_table(
+        node, ctx, node.args[0], lambda tensor: operator(tensor, *node.args[1:], **node.kwargs)
+    )
+
+
+def lower_function_table(
+    node: Node, ctx: LoweringContext, tensor: Node, function: Callable[[torch.Tensor], torch.Tensor]
+) -> TosaValue:
+    """INT: ``node`` as one TABLE of ``function`` of its one tensor input ``tensor``."""
+    value = ctx.quantized_value(tensor)
+    output = ctx.output_qparams(node)
+
+    def on_float32(real: np.ndarray) -> np.ndarray:
+        # The quantized module evaluates the operator in float32; so does the table.
+        with torch.no_grad():
+            return function(torch.from_numpy(real.astype(np.float32))).numpy().astype(np.float64)
+
+    entries = quantized_function_table(on_float32, value.qparams, output)
+    return table(ctx.graph, value, entries, name=node.name, qparams=output)
+
+
+def aten_overload(target: object) -> torch._ops.OpOverload:
+    """The ATen overload behind an edge operator (edge ops wrap one), or ``target`` itself."""
+    return getattr(target, "_op", target)
+
+
+def float_function_op(
+    *,
+    name: str,
+    edge: object | None,
+    aten: torch._ops.OpOverload,
+    function: FloatFunction,
+    test_cases: dict[str, OpTestCase],
+    keep_in_edge: bool = False,
+) -> ArmOp:
+    """The ``ArmOp`` of a one-input float function; ``keep_in_edge`` for ops to_edge would decompose
+    (celu, logit), so they reach the lowering whole (only ops with a decomposition: a kept op that
+    ends up rejected is decomposed again for the CPU).
+    ``edge`` is None for an op that to_edge turns into another one's operator (selu into elu): its
+    file annotates the ATen form and holds the cases; the other op lowers it."""
+    return ArmOp(
+        name=name,
+        edge_targets=() if edge is None else (edge,),
+        aten_targets=(aten,),
+        support=function.support,
+        annotate=function.annotate,
+        lower=function.lower,
+        test_cases=test_cases,
+        keep_in_edge=(aten,) if keep_in_edge else (),
+    )
+
+
+def on_int8_grid(seed: int, shape: tuple[int, ...], step: float, low: float | None = None) -> tuple[torch.Tensor]:
+    """``low + step * k`` for k in 0..255 (both ends present; ``low`` a multiple of ``step``, at most 0,
+    since observers always include 0; by default the grid is centred on 0), so an int8 observer picks
+    exactly this grid and quantizing the inputs loses nothing.
+
+    For functions with jumps (floor, round, sign) an input half a step from a jump would otherwise
+    land on its other side, a whole unit away from the float module; on the grid the INT result is
+    the float function rounded onto the output grid. Pick ``step`` so no multiple but 0 is an integer
+    (or a half, for round).
+    """
+    generator = torch.Generator().manual_seed(seed)
+    codes = torch.randint(0, 256, shape, generator=generator)
+    codes.view(-1)[:2] = torch.tensor([0, 255])
+    first_code = -128 if low is None else round(low / step)
+    return ((codes + first_code).to(torch.float32) * step,)
