@@ -37,9 +37,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--op", required=True, action="append", help="op file name under arm/ops/, e.g. add")
     parser.add_argument("--target", required=True, choices=list(OP_TEST_TARGETS))
+    parser.add_argument(
+        "--cases",
+        choices=("all", "first"),
+        default="all",
+        help="every case of each op, or only its first (see op_tests.bzl: the VGF targets in //...)",
+    )
     args, pytest_args = parser.parse_known_args(argv)
     try:
-        cases = [case for op in args.op for case in op_cases(op, args.target)]
+        cases = [case for op in args.op for case in op_cases(op, args.target)[: None if args.cases == "all" else 1]]
     except KeyError as error:
         parser.error(str(error.args[0]))
     cases = _this_shard(cases)
