@@ -8,7 +8,11 @@
    NPU model equals by 2.) is within 1 LSB of the model's own quantized torch model, on the model's
    first calibration input. The quantized torch model is re-made here with the arm_pte target's
    quantizer and calibration samples (quantization only; it is deterministic and single-threaded as
-   in the build).
+   in the build) and evaluated in float64: the same graph, integer weights and grids, without float32's
+   rounding. In float32 its convolutions land on the other side of a rounding tie now and then (about
+   1 in 8000 values); deep networks with random weights amplify each such 1-LSB step (RegNetX-400MF:
+   up to 100 LSB by the last block, where the float64 evaluation and the TOSA graph agree exactly), so
+   float32 would measure torch's noise, not the lowering. Both numbers are printed.
 
 The target names the .pte, the model factory and the expectations in the environment (ZOO_*).
 """
@@ -16,6 +20,7 @@ The target names the .pte, the model factory and the expectations in the environ
 from __future__ import annotations
 
 import collections
+import copy
 import os
 from pathlib import Path
 
@@ -100,14 +105,16 @@ def check_program_within_one_lsb_of_quantized_model() -> None:
     outputs, status = tosa_reference_model.run(tosa.flatbuffer, [integer_input])
     assert status == tosa_reference_model.GraphStatus.TOSA_VALID, status
     with torch.no_grad():
-        expected = quantized(*sample)
-    expected = [expected] if isinstance(expected, torch.Tensor) else list(expected)
+        in_float32 = _as_list(quantized(*sample))
+        expected = _as_list(_in_float64(quantized)(*(tensor.double() for tensor in sample)))
     assert len(outputs) == len(expected) == len(output_grids)
-    for index, (got, want, (scale, zero_point)) in enumerate(zip(outputs, expected, output_grids)):
-        want_integers = np.round(want.numpy() / scale) + zero_point
-        difference = np.abs(np.asarray(got).astype(np.int64) - want_integers.astype(np.int64))
-        print(f"{PTE.name} output {index}: at most {difference.max()} LSB from the quantized torch model, "
-              f"{np.count_nonzero(difference)} of {difference.size} values differ")
+    for index, (got, want, want32, (scale, zero_point)) in enumerate(zip(outputs, expected, in_float32, output_grids)):
+        got = np.asarray(got).astype(np.int64)
+        difference = np.abs(got - _integers(want, scale, zero_point))
+        float32_difference = np.abs(got - _integers(want32, scale, zero_point))
+        print(f"{PTE.name} output {index}: at most {difference.max()} LSB from the quantized torch model in float64 "
+              f"({np.count_nonzero(difference)} of {difference.size} values differ); "
+              f"{float32_difference.max()} LSB from it in float32")
         assert difference.max() <= TOLERANCE_LSB, (
             f"{PTE.name} output {index}: {np.count_nonzero(difference > TOLERANCE_LSB)} of {difference.size} values "
             f"more than {TOLERANCE_LSB} LSB from the quantized torch model (at most {difference.max()})"
@@ -120,6 +127,51 @@ if TARGET.startswith("ethos-u"):
     test_delegates_bit_exact_on_npu_model = check_delegates_bit_exact_on_npu_model
 if PARTITIONS == 1 and not CPU_OPS:
     test_program_within_one_lsb_of_quantized_model = check_program_within_one_lsb_of_quantized_model
+
+
+def _as_list(outputs: torch.Tensor | tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
+    return [outputs] if isinstance(outputs, torch.Tensor) else list(outputs)
+
+
+def _integers(real: torch.Tensor, scale: float, zero_point: int) -> np.ndarray:
+    return (np.round(real.double().numpy() / scale) + zero_point).astype(np.int64)
+
+
+def _quantize_float64(x, scale, zero_point, quant_min, quant_max, dtype):
+    return torch.clamp(torch.round(x.double() / float(scale)) + int(zero_point), quant_min, quant_max).to(dtype)
+
+
+def _dequantize_float64(x, scale, zero_point, quant_min, quant_max, dtype, **kwargs):
+    return (x.double() - int(zero_point)) * float(scale)
+
+
+def _dequantize_per_channel_float64(x, scales, zero_points, axis, quant_min, quant_max, dtype, **kwargs):
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    return (x.double() - zero_points.view(shape).double()) * scales.view(shape).double()
+
+
+# The decomposed (de)quantize ops insist on float32; these compute the same in float64.
+_FLOAT64_FORMS = {
+    torch.ops.quantized_decomposed.quantize_per_tensor.default: _quantize_float64,
+    torch.ops.quantized_decomposed.dequantize_per_tensor.default: _dequantize_float64,
+    torch.ops.quantized_decomposed.dequantize_per_channel.default: _dequantize_per_channel_float64,
+}
+
+
+def _in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """A copy of the quantized module that computes in float64 (its float constants become float64)."""
+    copied = copy.deepcopy(module)
+    for node in copied.graph.nodes:
+        if node.op == "call_function" and node.target in _FLOAT64_FORMS:
+            node.target = _FLOAT64_FORMS[node.target]
+        elif node.op == "get_attr":
+            value = getattr(copied, node.target)
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                setattr(copied, node.target, torch.nn.Parameter(value.double(), requires_grad=False)
+                        if isinstance(value, torch.nn.Parameter) else value.double())
+    copied.recompile()
+    return copied.double()
 
 
 def _boundary_grids(module: torch.fx.GraphModule, target: str, where) -> list[tuple[float, int]]:
