@@ -1,8 +1,10 @@
-"""aten._adaptive_avg_pool2d -> TOSA AVG_POOL2D when the output size divides the input size.
+"""aten.adaptive_avg_pool2d -> TOSA AVG_POOL2D when the output size divides the input size.
 
 Then every adaptive window has the same size and stride (input / output). Otherwise the windows
 differ in size and overlap unevenly, which one AVG_POOL2D cannot express: such pools stay on the
-CPU. A 1x1 output reaches the edge dialect as mean over (H, W), which arm/ops/mean.py lowers.
+CPU. The op is kept whole in the edge dialect where it is delegated: decomposed, a 1x1 output of a
+channels-last input (ConvNeXt's head, after its permuted blocks) becomes mean over (H, W) followed by
+an as_strided_copy restoring the strides, which leaves the mean's output unquantized.
 """
 
 from __future__ import annotations
@@ -66,6 +68,10 @@ def to_uneven_3x3(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.adaptive_avg_pool2d(x, 3)
 
 
+def channels_last_to_1x1(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x.permute(0, 3, 1, 2), 1)
+
+
 _EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
 
 TEST_CASES = {
@@ -73,6 +79,8 @@ TEST_CASES = {
     "9x8_to_3x4": OpTestCase(FunctionModule(to_3x4), random_inputs(1, (1, 4, 9, 8))),
     # Windows of 4 step by 4: beyond the U55's pooling stride limit of 3.
     "8x8_to_2x2": OpTestCase(FunctionModule(to_2x2), random_inputs(3, (1, 8, 8, 8)), cpu_targets=("u55_INT",)),
+    # A channels-last input (a permuted tensor) pooled to 1x1, as in ConvNeXt's head.
+    "channels_last_to_1x1": OpTestCase(FunctionModule(channels_last_to_1x1), random_inputs(4, (1, 2, 2, 16))),
     "8x8_to_3x3_uneven": OpTestCase(
         FunctionModule(to_uneven_3x3), random_inputs(2, (1, 4, 8, 8)), cpu_targets=_EVERY_TARGET
     ),
@@ -80,10 +88,11 @@ TEST_CASES = {
 
 OP = ArmOp(
     name="adaptive_avg_pool2d",
-    edge_targets=(exir_ops.edge.aten._adaptive_avg_pool2d.default,),
+    edge_targets=(exir_ops.edge.aten._adaptive_avg_pool2d.default, exir_ops.edge.aten.adaptive_avg_pool2d.default),
     aten_targets=(torch.ops.aten.adaptive_avg_pool2d.default,),
     support=support,
     annotate=annotate_adaptive_avg_pool2d,
     lower=lower,
     test_cases=TEST_CASES,
+    keep_in_edge=(torch.ops.aten.adaptive_avg_pool2d.default,),
 )

@@ -1,26 +1,23 @@
 """aten.convolution (2-D) -> TRANSPOSE to NHWC, CONV2D / DEPTHWISE_CONV2D, TRANSPOSE back to NCHW.
 
-Transposed convolutions share the edge operator; their support rule and lowering live in
-transpose_conv2d.py.
+Transposed and 1-D convolutions share the edge operator; their support rules and lowerings live in
+transpose_conv2d.py and conv1d.py.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops import transpose_conv2d
-from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
+from arm.ops import conv1d, transpose_conv2d
+from arm.ops.common.convolution import ConvWeights, ConvWindow, annotate_convolution, convolve_nhwc
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, profile_reason
-from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, concat, slice_tensor
+from arm.tosa.graph import TosaValue
 from arm.tosa.layout import to_nchw, to_nhwc
 from arm.tosa.specification import TosaSpecification
 
@@ -30,93 +27,33 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     input_shape = shape_of(x)
     if transposed:
         return transpose_conv2d.support(node, spec)
+    if len(input_shape) == 3:
+        return conv1d.support(node, spec)
     if len(input_shape) != 4:
         return f"{describe(node)}: only 2-D convolution (rank-4 input) is lowered, got input shape {input_shape}"
     return profile_reason(node, spec, [x, weight] + ([bias] if bias is not None else []))
 
 
 def annotate_conv2d(node: Node, config: QuantizationConfig) -> None:
-    x, weight = node.args[:2]
-    bias = node.args[2] if len(node.args) > 2 else None
-    inputs = {x: config.activation, weight: config.weight}
-    if isinstance(bias, Node):
-        inputs[bias] = config.bias(node, x, weight)
-    annotate_with_fused_activation(node, inputs, config.activation)
+    annotate_convolution(node, config)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    """Depthwise when groups == in_channels; other groupings run one CONV2D per group, concatenated."""
     x, weight, bias, stride, padding, dilation, transposed, _, groups = node.args
     if transposed:
         return transpose_conv2d.lower(node, ctx)
-    _, in_channels, in_h, in_w = shape_of(x)
-    _, _, kernel_h, kernel_w = shape_of(weight)
-    batch, out_channels, out_h, out_w = shape_of(node)
-    pad_h = exact_padding(in_h, kernel_h, stride[0], padding[0], dilation[0])
-    pad_w = exact_padding(in_w, kernel_w, stride[1], padding[1], dilation[1])
-    value = to_nhwc(ctx.graph, ctx.value(x))
-    used_h, used_w = in_h - pad_h.dropped, in_w - pad_w.dropped
-    if (used_h, used_w) != (in_h, in_w):
-        value = slice_tensor(
-            ctx.graph, value, (0, 0, 0, 0), (batch, used_h, used_w, in_channels), name=f"{node.name}_window"
-        )
-    depthwise = groups == in_channels and groups > 1
-    geometry = ConvGeometry(
-        stride=(stride[0], stride[1]),
-        pad=(pad_h.before, pad_h.after, pad_w.before, pad_w.after),
-        dilation=(dilation[0], dilation[1]),
-        depthwise=depthwise,
+    if len(shape_of(x)) == 3:
+        return conv1d.lower(node, ctx)
+    output = convolve_nhwc(
+        ctx,
+        node,
+        input_nhwc=to_nhwc(ctx.graph, ctx.value(x)),
+        weights=ConvWeights.read(ctx, weight, bias),
+        window=ConvWindow.from_args(stride, padding, dilation, groups),
+        output_shape_nchw=shape_of(node),
+        name=f"{node.name}_nhwc",
     )
-    weights = ConvWeights.read(ctx, weight, bias)
-    name = f"{node.name}_nhwc"
-    if groups == 1 or depthwise:
-        output = emit_convolution(
-            ctx,
-            node,
-            name=name,
-            input_nhwc=value,
-            weights=weights,
-            geometry=geometry,
-            output_shape_nhwc=(batch, out_h, out_w, out_channels),
-        )
-        return to_nchw(ctx.graph, output, name=node.name)
-    group_in, group_out = in_channels // groups, out_channels // groups
-    outputs = [
-        emit_convolution(
-            ctx,
-            node,
-            name=f"{name}_group{group}",
-            input_nhwc=slice_tensor(
-                ctx.graph,
-                value,
-                (0, 0, 0, group * group_in),
-                (batch, used_h, used_w, group_in),
-                name=f"{name}_group{group}_input",
-            ),
-            weights=weights.group(group, groups),
-            geometry=geometry,
-            output_shape_nhwc=(batch, out_h, out_w, group_out),
-        )
-        for group in range(groups)
-    ]
-    return to_nchw(ctx.graph, concat(ctx.graph, outputs, axis=3, name=name), name=node.name)
-
-
-@dataclasses.dataclass(frozen=True)
-class AxisPadding:
-    """Padding along one axis, plus how many trailing input rows the convolution never reads."""
-
-    before: int
-    after: int
-    dropped: int
-
-
-def exact_padding(size: int, kernel: int, stride: int, pad: int, dilation: int) -> AxisPadding:
-    """PyTorch floors the output size; TOSA requires (size - 1 + pads - (kernel - 1) * dilation) to
-    divide by the stride. The rows no output reads come off the end padding first, then the input."""
-    excess = (size - 1 + 2 * pad - (kernel - 1) * dilation) % stride
-    trimmed = min(excess, pad)
-    return AxisPadding(before=pad, after=pad - trimmed, dropped=excess - trimmed)
+    return to_nchw(ctx.graph, output, name=node.name)
 
 
 class _Conv(torch.nn.Module):

@@ -25,11 +25,11 @@ from arm.tosa.specification import TosaSpecification
 _DEFAULTS = ([], 0, 1, False)  # stride, padding, dilation, ceil_mode
 
 
-def _options(node: Node) -> tuple[PoolWindow, list[int] | int, bool]:
-    """The window, dilation and ceil_mode of a max_pool2d node."""
+def _options(node: Node) -> tuple[PoolWindow, list[int] | int]:
+    """The window (with its ceil_mode) and dilation of a max_pool2d node."""
     kernel, *given = node.args[1:]
     stride, padding, dilation, ceil_mode = (*given, *_DEFAULTS[len(given) :])
-    return PoolWindow.from_args(kernel, stride, padding), dilation, ceil_mode
+    return PoolWindow.from_args(kernel, stride, padding, ceil_mode), dilation
 
 
 _WITH_INDICES = exir_ops.edge.aten.max_pool2d_with_indices.default
@@ -46,11 +46,10 @@ def _pool_reason(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     if len(shape_of(x)) != 4:
         return f"{describe(node)}: only rank-4 (NCHW) inputs are lowered, got shape {shape_of(x)}"
-    window, dilation, ceil_mode = _options(node)
+    window, dilation = _options(node)
     dilated = dilation not in (1, [1], [1, 1], (1, 1))
     return first_reason(
         f"{describe(node)}: dilation {dilation} is not lowered (TOSA MAX_POOL2D has none)" if dilated else None,
-        f"{describe(node)}: ceil_mode=True is not lowered; pad the input instead" if ceil_mode else None,
         u55_reason(node, spec, window, padded_avg=False),
         profile_reason(node, spec, [x]),
     )
@@ -61,7 +60,7 @@ def annotate_max_pool2d(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    window, _, _ = _options(node)
+    window, _ = _options(node)
     return lower_pool(ctx, node, ts.Op.MAX_POOL2D, window, pad_inside=True)
 
 
@@ -77,6 +76,14 @@ def pool_rect(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.max_pool2d(x, (2, 3), stride=(1, 2))
 
 
+def pool_3x3_stride2_ceil(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.max_pool2d(x, 3, stride=2, ceil_mode=True)
+
+
+def pool_2x2_ceil_padded(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.max_pool2d(x, 2, padding=1, ceil_mode=True)
+
+
 def pool_stride4(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.max_pool2d(x, 4)
 
@@ -85,6 +92,10 @@ TEST_CASES = {
     "2x2": OpTestCase(FunctionModule(pool_2x2), random_inputs(0, (1, 8, 16, 16))),
     "3x3_stride2_pad1": OpTestCase(FunctionModule(pool_3x3_stride2_padded), random_inputs(1, (1, 16, 15, 15))),
     "rect_trim": OpTestCase(FunctionModule(pool_rect), random_inputs(2, (1, 4, 9, 10))),
+    # ceil_mode: 16 -> 8 rows (floor would give 7), 13 -> 6; the padded case drops a window that would
+    # start in the end padding (10 + 2 -> 6 windows, not 7).
+    "3x3_stride2_ceil": OpTestCase(FunctionModule(pool_3x3_stride2_ceil), random_inputs(5, (1, 8, 16, 13))),
+    "2x2_pad1_ceil": OpTestCase(FunctionModule(pool_2x2_ceil_padded), random_inputs(6, (1, 4, 10, 11))),
     "stride4": OpTestCase(FunctionModule(pool_stride4), random_inputs(3, (1, 4, 16, 16)), cpu_targets=("u55_INT",)),
     "batch2": OpTestCase(FunctionModule(pool_2x2), random_inputs(4, (2, 8, 8, 8)), cpu_targets=("u55_INT",)),
 }

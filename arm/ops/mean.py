@@ -1,7 +1,8 @@
 """aten.mean.dim -> AVG_POOL2D over H and W of an NCHW tensor (what the NPU runs best), else REDUCE_SUM
 and a scale by 1/count; quantized, the output keeps the input's grid.
 
-adaptive_avg_pool2d to a 1x1 output reaches the edge dialect as this op, over dims (-1, -2).
+adaptive_avg_pool2d to a 1x1 output reaches the edge dialect as this op, over dims (-1, -2), only where
+arm/ops/adaptive_avg_pool2d.py does not keep it whole (where it is not delegated).
 """
 
 from __future__ import annotations

@@ -53,17 +53,37 @@ def reverse_dims(x: torch.Tensor) -> torch.Tensor:
     return x.permute(3, 2, 1, 0)
 
 
+def transpose_copy_rank3(x: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten.transpose_copy.int(x, 1, 2)
+
+
+def move_channels_last(x: torch.Tensor) -> torch.Tensor:
+    return torch.moveaxis(x, 1, 3)
+
+
 TEST_CASES = {
     "nchw_to_nhwc": OpTestCase(FunctionModule(to_channels_last), random_inputs(0, (1, 8, 6, 10))),
     "rank3_swap": OpTestCase(FunctionModule(swap_last), random_inputs(1, (2, 12, 20))),
     "matrix_t": OpTestCase(FunctionModule(transpose_matrix), random_inputs(2, (16, 24))),
     "reverse_rank4": OpTestCase(FunctionModule(reverse_dims), random_inputs(3, (1, 3, 4, 5))),
+    "transpose_copy": OpTestCase(FunctionModule(transpose_copy_rank3), random_inputs(4, (1, 4, 6))),
+    "moveaxis": OpTestCase(FunctionModule(move_channels_last), random_inputs(5, (1, 4, 3, 5))),
 }
 
 OP = ArmOp(
     name="permute",
     edge_targets=(exir_ops.edge.aten.permute_copy.default, exir_ops.edge.aten.permute.default),
-    aten_targets=(torch.ops.aten.permute.default, torch.ops.aten.t.default, torch.ops.aten.transpose.int),
+    # The *_copy and movedim spellings reach the edge dialect as permute_copy too, unannotated unless named here.
+    aten_targets=(
+        torch.ops.aten.permute.default,
+        torch.ops.aten.permute_copy.default,
+        torch.ops.aten.t.default,
+        torch.ops.aten.t_copy.default,
+        torch.ops.aten.transpose.int,
+        torch.ops.aten.transpose_copy.int,
+        torch.ops.aten.movedim.int,
+        torch.ops.aten.moveaxis.int,
+    ),
     support=support,
     annotate=annotate_permute,
     lower=lower,

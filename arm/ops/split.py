@@ -1,6 +1,7 @@
-"""split / split_with_sizes / chunk -> one TOSA SLICE per used piece.
+"""split / split_with_sizes / chunk / split_copy -> one TOSA SLICE per used piece.
 
-The edge dialect has ``split_with_sizes_copy(x, sizes, dim)`` with explicit sizes, read through
+The edge dialect has ``split_with_sizes_copy(x, sizes, dim)`` with explicit sizes (and, where a model
+calls it, ``split_copy(x, size, dim)`` with one size for every piece but the last), read through
 ``getitem(split, i)``. The split itself emits nothing; each getitem slices its piece out of the input
 (see ``lower_piece``), so pieces nobody reads cost nothing. Quantized, every piece keeps the input's
 grid: the quantizer annotates the getitems, which carry the pieces' values, with the input's spec.
@@ -25,12 +26,21 @@ from arm.tosa.graph import TosaValue, slice_tensor
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
-EDGE_TARGETS = (exir_ops.edge.aten.split_with_sizes_copy.default,)
+EDGE_TARGETS = (exir_ops.edge.aten.split_with_sizes_copy.default, exir_ops.edge.aten.split_copy.Tensor)
 
 
 def _dim(split: Node) -> int:
     dim = split.args[2] if len(split.args) > 2 else split.kwargs.get("dim", 0)
     return dim % len(shape_of(split.args[0]))
+
+
+def _sizes(split: Node) -> list[int]:
+    """The pieces' sizes along the split dim; split_copy's single size repeats, the last piece takes the rest."""
+    sizes = split.args[1]
+    if not isinstance(sizes, int):
+        return list(sizes)
+    length = shape_of(split.args[0])[_dim(split)]
+    return [min(sizes, length - start) for start in range(0, length, sizes)]
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
@@ -60,7 +70,7 @@ def lower_piece(piece: Node, ctx: LoweringContext) -> TosaValue:
     """``getitem(split, index)`` -> SLICE of the split's input along the split dimension."""
     split, index = piece.args
     dim = _dim(split)
-    sizes = split.args[1]
+    sizes = _sizes(split)
     value = ctx.value(split.args[0])
     if ctx.spec.is_int:
         value = requantize(ctx.graph, value, name=f"{piece.name}_rescaled", output=ctx.output_qparams(piece))
@@ -78,6 +88,11 @@ def split_sizes_width(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return left, right
 
 
+def split_copy_channels(x: torch.Tensor) -> torch.Tensor:
+    first, second, rest = torch.ops.aten.split_copy.Tensor(x, 3, 1)
+    return torch.cat([first * second, rest], 1)
+
+
 def split_even_rows(x: torch.Tensor) -> torch.Tensor:
     top, _, bottom = x.split(4, dim=0)
     return top - bottom
@@ -86,6 +101,8 @@ def split_even_rows(x: torch.Tensor) -> torch.Tensor:
 TEST_CASES = {
     "chunk_channels": OpTestCase(FunctionModule(chunk_channels), random_inputs(0, (1, 6, 8, 8))),
     "sizes_last_dim": OpTestCase(FunctionModule(split_sizes_width), random_inputs(1, (2, 4, 8))),
+    # 8 channels in pieces of 3: 3, 3 and the last 2.
+    "split_copy": OpTestCase(FunctionModule(split_copy_channels), random_inputs(3, (1, 8, 4, 4))),
     "unused_piece": OpTestCase(
         FunctionModule(split_even_rows),
         random_inputs(2, (12, 16)),
@@ -106,6 +123,7 @@ OP = ArmOp(
         torch.ops.aten.split.Tensor,
         torch.ops.aten.split_with_sizes.default,
         torch.ops.aten.chunk.default,
+        torch.ops.aten.split_copy.Tensor,
     ),
     support=support,
     annotate=annotate_split,

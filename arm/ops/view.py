@@ -54,11 +54,16 @@ def to_rank5(x: torch.Tensor) -> torch.Tensor:
     return x.reshape(1, 2, 4, 4, 12)
 
 
+def unflatten_channels(x: torch.Tensor) -> torch.Tensor:
+    return x.unflatten(1, (2, 4))
+
+
 TEST_CASES = {
     "flatten_channels": OpTestCase(FunctionModule(flatten_channels), random_inputs(0, (2, 8, 4, 4))),
     "split_last": OpTestCase(FunctionModule(split_last), random_inputs(1, (6, 64))),
     "flatten_all": OpTestCase(FunctionModule(flatten_all), random_inputs(2, (1, 16, 5, 5))),
     "rank5": OpTestCase(FunctionModule(to_rank5), random_inputs(3, (1, 8, 6, 8))),
+    "unflatten": OpTestCase(FunctionModule(unflatten_channels), random_inputs(4, (1, 8, 5))),
 }
 
 OP = ArmOp(
@@ -75,6 +80,7 @@ OP = ArmOp(
         torch.ops.aten._unsafe_view.default,
         torch.ops.aten.view_copy.default,
         torch.ops.aten.flatten.using_ints,
+        torch.ops.aten.unflatten.int,
     ),
     support=support,
     annotate=annotate_view,

@@ -1,8 +1,9 @@
-"""The TOSA CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D emitter shared by conv2d, linear (a 1x1
-convolution) and transpose_conv2d.
+"""The TOSA CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D emitter shared by conv2d, conv1d (a 1xK
+convolution), linear (a 1x1 convolution) and transpose_conv2d.
 
 Callers hand over an NHWC input and the PyTorch weight node; this module chooses the weight layout,
 quantizes the bias onto the accumulator grid (INT) and rescales the int32 accumulator to int8.
+``convolve_nhwc`` adds PyTorch's window semantics (floored output size, groups) on top.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import numpy as np
 import tosa_serializer as ts
 from torch.fx import Node
 
+from arm.quantizer.annotation import annotate_with_fused_activation
+from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
-from arm.tosa.graph import INT48, TosaValue, tosa_dtype
+from arm.tosa.graph import INT48, TosaValue, concat, slice_tensor, tosa_dtype
 from arm.tosa.rescale import from_int32
 
 
@@ -151,3 +154,111 @@ def _quantized_bias(bias: np.ndarray | None, accumulator_scales: np.ndarray) -> 
     real = bias.astype(np.float64)
     limit = np.iinfo(np.int32)
     return np.clip(np.round(real / accumulator_scales), limit.min, limit.max).astype(np.int32)
+
+
+@dataclasses.dataclass(frozen=True)
+class AxisPadding:
+    """Padding along one axis, plus how many trailing input rows the convolution never reads."""
+
+    before: int
+    after: int
+    dropped: int
+
+
+def exact_padding(size: int, kernel: int, stride: int, pad: int, dilation: int) -> AxisPadding:
+    """PyTorch floors the output size; TOSA requires (size - 1 + pads - (kernel - 1) * dilation) to
+    divide by the stride. The rows no output reads come off the end padding first, then the input."""
+    excess = (size - 1 + 2 * pad - (kernel - 1) * dilation) % stride
+    trimmed = min(excess, pad)
+    return AxisPadding(before=pad, after=pad - trimmed, dropped=excess - trimmed)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvWindow:
+    """A PyTorch convolution's (y, x) stride, symmetric padding and dilation, and its group count."""
+
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+    groups: int
+
+    @classmethod
+    def from_args(cls, stride: list[int], padding: list[int], dilation: list[int], groups: int) -> ConvWindow:
+        """aten.convolution's arguments; a 1-D convolution's single values become the x axis (y is 1, unpadded)."""
+        if len(stride) == 1:
+            return cls((1, stride[0]), (0, padding[0]), (1, dilation[0]), groups)
+        return cls((stride[0], stride[1]), (padding[0], padding[1]), (dilation[0], dilation[1]), groups)
+
+
+def convolve_nhwc(
+    ctx: LoweringContext,
+    node: Node,
+    *,
+    input_nhwc: TosaValue,
+    weights: ConvWeights,
+    window: ConvWindow,
+    output_shape_nchw: tuple[int, ...],
+    name: str,
+) -> TosaValue:
+    """PyTorch's convolution of ``input_nhwc`` (weights [O, I/groups, KH, KW]) as NHWC ``name``.
+
+    Depthwise when groups == in_channels; other groupings run one CONV2D per group, concatenated.
+    """
+    batch, in_h, in_w, in_channels = input_nhwc.shape
+    _, _, kernel_h, kernel_w = weights.values.shape
+    _, out_channels, out_h, out_w = output_shape_nchw
+    pad_h = exact_padding(in_h, kernel_h, window.stride[0], window.padding[0], window.dilation[0])
+    pad_w = exact_padding(in_w, kernel_w, window.stride[1], window.padding[1], window.dilation[1])
+    value = input_nhwc
+    used_h, used_w = in_h - pad_h.dropped, in_w - pad_w.dropped
+    if (used_h, used_w) != (in_h, in_w):
+        value = slice_tensor(ctx.graph, value, (0, 0, 0, 0), (batch, used_h, used_w, in_channels), name=f"{name}_window")
+    groups = window.groups
+    depthwise = groups == in_channels and groups > 1
+    geometry = ConvGeometry(
+        stride=window.stride,
+        pad=(pad_h.before, pad_h.after, pad_w.before, pad_w.after),
+        dilation=window.dilation,
+        depthwise=depthwise,
+    )
+    if groups == 1 or depthwise:
+        return emit_convolution(
+            ctx,
+            node,
+            name=name,
+            input_nhwc=value,
+            weights=weights,
+            geometry=geometry,
+            output_shape_nhwc=(batch, out_h, out_w, out_channels),
+        )
+    group_in, group_out = in_channels // groups, out_channels // groups
+    outputs = [
+        emit_convolution(
+            ctx,
+            node,
+            name=f"{name}_group{group}",
+            input_nhwc=slice_tensor(
+                ctx.graph,
+                value,
+                (0, 0, 0, group * group_in),
+                (batch, used_h, used_w, group_in),
+                name=f"{name}_group{group}_input",
+            ),
+            weights=weights.group(group, groups),
+            geometry=geometry,
+            output_shape_nhwc=(batch, out_h, out_w, group_out),
+        )
+        for group in range(groups)
+    ]
+    return concat(ctx.graph, outputs, axis=3, name=name)
+
+
+def annotate_convolution(node: Node, config: QuantizationConfig) -> None:
+    """Activation input, weight and (accumulator-grid) bias of an aten.conv1d/conv2d node; a following
+    activation fuses into its output."""
+    x, weight = node.args[:2]
+    bias = node.args[2] if len(node.args) > 2 else None
+    inputs = {x: config.activation, weight: config.weight}
+    if isinstance(bias, Node):
+        inputs[bias] = config.bias(node, x, weight)
+    annotate_with_fused_activation(node, inputs, config.activation)

@@ -12,7 +12,7 @@ import dataclasses
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.conv2d import exact_padding
+from arm.ops.common.convolution import AxisPadding
 from arm.ops.common.support import describe
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, pad_tensor, slice_tensor
@@ -29,26 +29,51 @@ _U55_MAX_PADDED_AVG_KERNEL = 8
 
 @dataclasses.dataclass(frozen=True)
 class PoolWindow:
-    """A PyTorch pooling window: (y, x) kernel, stride and symmetric padding."""
+    """A PyTorch pooling window: (y, x) kernel, stride and symmetric padding.
+
+    ``ceil_mode`` rounds the output size up, as PyTorch's pools do on request: the last window may then
+    hang over the end padding, and the lowering pads that overhang too (MAX_POOL2D never picks it).
+    """
 
     kernel: tuple[int, int]
     stride: tuple[int, int]
     padding: tuple[int, int] = (0, 0)
+    ceil_mode: bool = False
 
     @classmethod
-    def from_args(cls, kernel: list[int], stride: list[int] | None, padding: list[int] | int = 0) -> PoolWindow:
+    def from_args(
+        cls, kernel: list[int], stride: list[int] | None, padding: list[int] | int = 0, ceil_mode: bool = False
+    ) -> PoolWindow:
         """PyTorch's conventions: an empty stride means the kernel, one number means both axes."""
-        return cls(_pair(kernel), _pair(stride or kernel), _pair(padding))
+        return cls(_pair(kernel), _pair(stride or kernel), _pair(padding), ceil_mode)
 
     @property
     def padded(self) -> bool:
         return self.padding != (0, 0)
 
     def output_size(self, height: int, width: int) -> tuple[int, int]:
-        return (
-            (height + 2 * self.padding[0] - self.kernel[0]) // self.stride[0] + 1,
-            (width + 2 * self.padding[1] - self.kernel[1]) // self.stride[1] + 1,
-        )
+        return self._outputs(height, 0), self._outputs(width, 1)
+
+    def _outputs(self, size: int, axis: int) -> int:
+        kernel, stride, pad = self.kernel[axis], self.stride[axis], self.padding[axis]
+        span = size + 2 * pad - kernel
+        if not self.ceil_mode:
+            return span // stride + 1
+        outputs = -(-span // stride) + 1
+        # PyTorch drops a last window that would start in the end padding.
+        return outputs - 1 if (outputs - 1) * stride >= size + pad else outputs
+
+    def axis_padding(self, size: int, axis: int, outputs: int) -> AxisPadding:
+        """TOSA's (before, after) padding for ``outputs`` windows along ``axis``, and the input rows none reads.
+
+        TOSA wants the padded size to be exactly what the windows cover; PyTorch floors (rows left
+        unread come off the end padding, then the input) or, in ceil mode, lets the last window overhang
+        (the end padding grows).
+        """
+        pad = self.padding[axis]
+        covered = (outputs - 1) * self.stride[axis] + self.kernel[axis]
+        after = covered - size - pad
+        return AxisPadding(before=pad, after=max(after, 0), dropped=max(-after, 0))
 
     def for_input(self, height: int, width: int) -> PoolWindow:
         """The same pool with stride 1 along axes it visits once: the stride is moot there, and the
@@ -102,9 +127,7 @@ def lower_pool(
     out_h, out_w = window.output_size(height, width)
     window = window.for_input(height, width)
     value = to_nhwc(ctx.graph, ctx.value(x))
-    # A stride made 1 by for_input must not add windows: trim the rows the single window leaves out.
-    pad_h = exact_padding(height, window.kernel[0], _trim_stride(height, window, 0, out_h), window.padding[0], 1)
-    pad_w = exact_padding(width, window.kernel[1], _trim_stride(width, window, 1, out_w), window.padding[1], 1)
+    pad_h, pad_w = window.axis_padding(height, 0, out_h), window.axis_padding(width, 1, out_w)
     used_h, used_w = height - pad_h.dropped, width - pad_w.dropped
     if (used_h, used_w) != (height, width):
         value = slice_tensor(
@@ -137,11 +160,3 @@ def lower_pool(
         # The quantizer shares the input's grid, so this rescale is only there for foreign annotations.
         output = requantize(ctx.graph, output, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     return to_nchw(ctx.graph, output, name=name or node.name)
-
-
-def _trim_stride(size: int, window: PoolWindow, axis: int, outputs: int) -> int:
-    """A stride for exact_padding that drops what ``outputs`` windows never read along ``axis``."""
-    if outputs > 1:
-        return window.stride[axis]
-    return size + 2 * window.padding[axis] - window.kernel[axis] + 1
-
