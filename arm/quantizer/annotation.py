@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import torch
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import (
     QuantizationAnnotation,
@@ -42,7 +43,14 @@ def input_spec(input_node: Node, activation: QuantizationSpecBase) -> Quantizati
 
 
 def shared_with_input(node: Node, input_node: Node, activation: QuantizationSpecBase) -> None:
-    """Annotates a data-movement op (view, permute) whose output reuses its input's grid."""
+    """Annotates a data-movement op (view, permute) whose output reuses its input's grid.
+
+    Integer tensors (int64 ids, position buffers a slice reads) are not quantized: such an op is left
+    unannotated and moves them as they are.
+    """
+    value = input_node.meta.get("val")
+    if isinstance(value, torch.Tensor) and not value.is_floating_point():
+        return
     annotate(node, {input_node: input_spec(input_node, activation)}, SharedQuantizationSpec((input_node, node)))
 
 
