@@ -57,3 +57,22 @@ def shared_with_input(node: Node, input_node: Node, activation: QuantizationSpec
 def _has_output_spec(node: Node) -> bool:
     annotation = node.meta.get(_ANNOTATION_KEY)
     return annotation is not None and annotation.output_qspec is not None
+
+
+def drop_integer_specs(node: Node) -> None:
+    """Removes the specs an op's annotation gave integer tensors (int64 index arithmetic such as
+    ``arange + 1`` or ``ids >= 0`` in a mask builder): only floats are quantized, integers pass as they are."""
+    annotation = node.meta.get(_ANNOTATION_KEY)
+    if annotation is None:
+        return
+    annotation.input_qspec_map = {
+        input_node: spec for input_node, spec in annotation.input_qspec_map.items() if _is_float_or_unknown(input_node)
+    }
+    if not _is_float_or_unknown(node):
+        annotation.output_qspec = None
+
+
+def _is_float_or_unknown(node: Node) -> bool:
+    value = node.meta.get("val")
+    return not isinstance(value, torch.Tensor) or value.is_floating_point()
+

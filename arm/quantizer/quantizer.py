@@ -7,7 +7,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.compile_spec import ArmCompileSpec
 from arm.ops.common import registry
-from arm.quantizer.annotation import is_annotated
+from arm.quantizer.annotation import drop_integer_specs, is_annotated
 from arm.quantizer.quantization_config import QuantizationConfig
 
 
@@ -45,6 +45,7 @@ class EthosUQuantizer(Quantizer):
             # A producer may already have annotated its fused activation.
             if arm_op is not None and not is_annotated(node):
                 arm_op.annotate(node, self.global_config)
+                drop_integer_specs(node)
         return model
 
     def validate(self, model: GraphModule) -> None:
