@@ -1,0 +1,47 @@
+"""A BERT-style encoder: transformers' BertModel from a tiny config (2 layers, hidden 64, 4 heads,
+intermediate 128), random weights from seed 0, on int64 token ids of 16 positions.
+
+The model returns the last hidden state, so its whole graph is the encoder: word, position and
+token-type embeddings (gathers on int64 ids), layer norms, self-attention with an all-ones mask, GELU
+feed-forwards.
+"""
+
+import torch
+from torch import nn
+
+import models.torchvision_compat  # noqa: F401 (transformers may import torchvision)
+from transformers import BertConfig, BertModel
+from arm.model_spec import ModelSpec
+from models.random_weights import CALIBRATION_SAMPLES
+
+VOCABULARY = 512
+SEQUENCE = 16
+
+
+class BertEncoder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        config = BertConfig(
+            vocab_size=VOCABULARY,
+            hidden_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=128,
+            max_position_embeddings=64,
+            attn_implementation="eager",
+        )
+        self.bert = BertModel(config, add_pooling_layer=False)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.bert(input_ids=input_ids).last_hidden_state
+
+
+def token_ids(count: int, seed: int = 0) -> list[tuple[torch.Tensor]]:
+    generator = torch.Generator().manual_seed(seed)
+    return [(torch.randint(0, VOCABULARY, (1, SEQUENCE), generator=generator),) for _ in range(count)]
+
+
+def model() -> ModelSpec:
+    torch.manual_seed(0)
+    samples = token_ids(CALIBRATION_SAMPLES)
+    return ModelSpec(module=BertEncoder().eval(), example_inputs=samples[0], calibration_inputs=samples)
