@@ -2,8 +2,7 @@
 intermediate 128), random weights from seed 0, on int64 token ids of 16 positions.
 
 The model returns the last hidden state, so its whole graph is the encoder: word, position and
-token-type embeddings (gathers on int64 ids), layer norms, self-attention with an all-ones mask, GELU
-feed-forwards.
+token-type embeddings (gathers on int64 ids), layer norms, unmasked self-attention, GELU feed-forwards.
 """
 
 import torch
@@ -33,7 +32,10 @@ class BertEncoder(nn.Module):
         self.bert = BertModel(config, add_pooling_layer=False)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        return self.bert(input_ids=input_ids).last_hidden_state
+        # BertModel's own forward builds an attention mask from data-dependent checks (an all-ones mask is
+        # dropped at run time), which export turns into unbacked symbols; without padding the mask is
+        # nothing, so the embeddings feed the encoder directly, as BertModel does when no mask is needed.
+        return self.bert.encoder(self.bert.embeddings(input_ids=input_ids)).last_hidden_state
 
 
 def token_ids(count: int, seed: int = 0) -> list[tuple[torch.Tensor]]:
