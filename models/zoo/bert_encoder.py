@@ -30,12 +30,18 @@ class BertEncoder(nn.Module):
             attn_implementation="eager",
         )
         self.bert = BertModel(config, add_pooling_layer=False)
+        # The ids BertEmbeddings would make itself (with an arange and a gather) as fixed buffers.
+        self.register_buffer("position_ids", torch.arange(SEQUENCE).unsqueeze(0))
+        self.register_buffer("token_type_ids", torch.zeros(1, SEQUENCE, dtype=torch.int64))
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         # BertModel's own forward builds an attention mask from data-dependent checks (an all-ones mask is
         # dropped at run time), which export turns into unbacked symbols; without padding the mask is
         # nothing, so the embeddings feed the encoder directly, as BertModel does when no mask is needed.
-        return self.bert.encoder(self.bert.embeddings(input_ids=input_ids)).last_hidden_state
+        embedded = self.bert.embeddings(
+            input_ids=input_ids, token_type_ids=self.token_type_ids, position_ids=self.position_ids
+        )
+        return self.bert.encoder(embedded).last_hidden_state
 
 
 def token_ids(count: int, seed: int = 0) -> list[tuple[torch.Tensor]]:
