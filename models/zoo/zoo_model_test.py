@@ -10,7 +10,7 @@
    widens the bound for a model whose measured drift through a long chain of requantizations is larger).
 
 The target names the factory, the .pte, its target and calibration count in the environment
-(ZOO_FACTORY, ZOO_PTE, ZOO_TARGET, ZOO_CALIBRATION_SAMPLES, ZOO_CPU_OPS, ZOO_MAX_STEPS).
+(ZOO_FACTORY, ZOO_PTE, ZOO_TARGET, ZOO_CALIBRATION_SAMPLES, ZOO_CPU_OPS, ZOO_MAX_STEPS, ZOO_KNOWN_DEPARTURE).
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ CALIBRATION_SAMPLES = int(os.environ["ZOO_CALIBRATION_SAMPLES"])
 # One output step unless the target says otherwise (ZOO_MAX_STEPS, with the measured figure beside it in BUILD).
 MAX_STEPS = float(os.environ.get("ZOO_MAX_STEPS", "1"))
 EXPECTED_CPU_OPS = {name for name in os.environ.get("ZOO_CPU_OPS", "").split(",") if name}
+# Evidence that this .pte's command stream does not compute what its TOSA graph does on the NPU model
+# (as OpTestCase.known_departures): the test then asserts the departure persists, so a fix makes it fail.
+KNOWN_DEPARTURE = os.environ.get("ZOO_KNOWN_DEPARTURE", "")
 _QUANTIZE_OPS = {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::dequantize_per_tensor"}
 _IS_ETHOS_U = TARGET.startswith("ethos-u")
 
@@ -68,11 +71,17 @@ def test_delegate_bit_exact_on_npu_model() -> None:
     from arm.ethosu.npu_model.pte_delegates import load_ethos_u_delegates, random_integer_inputs
 
     npu = NpuModel(TARGET)
+    differing = []
     for delegate in load_ethos_u_delegates(PTE):
         inputs = random_integer_inputs(delegate.tosa, np.random.default_rng(delegate.index))
         got = npu_outputs(delegate.tosa, delegate.bin_stream, inputs, npu)
-        differing = [c.describe() for c in compare_outputs(got, reference_outputs(delegate.tosa, inputs)) if c.mismatches]
-        assert not differing, f"{PTE.name} delegate {delegate.index}: {'; '.join(differing)}"
+        differing += [f"delegate {delegate.index}: {c.describe()}"
+                      for c in compare_outputs(got, reference_outputs(delegate.tosa, inputs)) if c.mismatches]  # fmt: skip
+    if KNOWN_DEPARTURE:
+        assert differing, f"{PTE.name} is now bit-exact: drop its known departure ({KNOWN_DEPARTURE})"
+        print(f"{PTE.name}: known departure ({KNOWN_DEPARTURE}) persists: {'; '.join(differing)}")
+    else:
+        assert not differing, f"{PTE.name}: {'; '.join(differing)}"
 
 
 class _TosaProgram(ProgramOracle):
