@@ -6,6 +6,12 @@ BENCH_MODELS = {
     "resnet18": "models.resnet18:model",
     "mv3_small": "models.mobilenet_v3_small:model",
     "transformer": "models.transformer_encoder:model",
+    # Transformer zoo (models/zoo/): attention, unbind, expand, embeddings.
+    "deit_tiny": "models.zoo.deit_tiny:model",
+    "mobilevit_xxs": "models.zoo.mobilevit_xxs:model",
+    "bert": "models.zoo.bert_encoder:model",
+    "conformer": "models.zoo.conformer_block:model",
+    "mha_sequence": "models.zoo.mha_sequence:model",
 }
 
 BENCH_TARGETS = ("ethos-u55-128", "ethos-u85-256")

@@ -67,7 +67,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     read = ctx.quantized_value if ctx.spec.is_int else ctx.value
     lhs = reshape(ctx.graph, read(lhs_node), (batch, rows, inner), name=f"{node.name}_lhs")
     rhs = reshape(ctx.graph, read(rhs_node), (batch, inner, columns), name=f"{node.name}_rhs")
-    product = _matmul(ctx, lhs, rhs, name=f"{node.name}_product")
+    product = matmul_values(ctx, lhs, rhs, name=f"{node.name}_product")
     if ctx.spec.is_int:
         product = from_int32(
             ctx.graph,
@@ -79,7 +79,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     return reshape(ctx.graph, product, shape_of(node), name=node.name)
 
 
-def _matmul(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
+def matmul_values(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
     """MATMUL; int8 operands give an int32 product whose step is the product of their steps, int16
     operands (a16w8) an int48 one: TOSA 1.0 defines MATMUL i16 x i16 with an i48 accumulator only."""
     if not ctx.spec.is_int:

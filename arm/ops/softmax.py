@@ -84,7 +84,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x = ctx.value(node.args[0])
     axis = softmax_dim(node)
     if ctx.spec.is_fp:
-        return _lower_float(node.name, ctx, x, axis)
+        return float_softmax(ctx, x, axis, name=node.name)
     return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node))
 
 
@@ -105,7 +105,7 @@ def float_exponentials(ctx: LoweringContext, x: TosaValue, axis: int, *, name: s
     return FloatExponentials(shifted, exp, reduce(ctx.graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{name}_sum"))
 
 
-def _lower_float(name: str, ctx: LoweringContext, x: TosaValue, axis: int) -> TosaValue:
+def float_softmax(ctx: LoweringContext, x: TosaValue, axis: int, *, name: str) -> TosaValue:
     exponentials = float_exponentials(ctx, x, axis, name=name)
     inverse = emit_unary(ctx, ts.Op.RECIPROCAL, ts.TosaSerializerAttribute.ReciprocalAttribute, exponentials.total,
                          name=f"{name}_reciprocal")  # fmt: skip

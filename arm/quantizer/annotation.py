@@ -43,7 +43,14 @@ def input_spec(input_node: Node, activation: QuantizationSpecBase) -> Quantizati
 
 
 def shared_with_input(node: Node, input_node: Node, activation: QuantizationSpecBase) -> None:
-    """Annotates a data-movement op (view, permute) whose output reuses its input's grid."""
+    """Annotates a data-movement op (view, permute) whose output reuses its input's grid.
+
+    Integer tensors (int64 ids, position buffers a slice reads) are not quantized: such an op is left
+    unannotated and moves them as they are.
+    """
+    value = input_node.meta.get("val")
+    if isinstance(value, torch.Tensor) and not value.is_floating_point():
+        return
     annotate(node, {input_node: input_spec(input_node, activation)}, SharedQuantizationSpec((input_node, node)))
 
 
@@ -67,5 +74,6 @@ def drop_non_float_specs(node: Node) -> None:
 
 
 def _is_float(node: Node) -> bool:
+    """False for integer and bool tensors; nodes an op's decomposition made without a value count as float."""
     value = node.meta.get("val")
-    return isinstance(value, torch.Tensor) and value.dtype.is_floating_point
+    return not isinstance(value, torch.Tensor) or value.dtype.is_floating_point

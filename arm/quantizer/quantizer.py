@@ -64,6 +64,11 @@ class EthosUQuantizer(Quantizer):
         self.io_config = config
         return self
 
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        # Ops such as scaled_dot_product_attention are quantized piece by piece: each intermediate
+        # (scores, probabilities) needs its own observed grid, which one annotation cannot give.
+        return registry.decompose_for_quantization(model)
+
     def annotate(self, model: GraphModule) -> GraphModule:
         if self.configs.is_empty() and self.io_config is None:
             raise ValueError(

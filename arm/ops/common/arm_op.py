@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 SupportRule = Callable[[Node, TosaSpecification], "str | None"]
 Annotator = Callable[[Node, "QuantizationConfig"], None]
 Lowering = Callable[[Node, "LoweringContext"], "TosaValue"]
+Decomposition = Callable[[Node], None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +36,9 @@ class ArmOp:
         test_cases: named examples, run by the harness for every target.
         keep_in_edge: ATen operators to_edge must not decompose so this op sees them whole.
         fuses_into_producer: an activation whose clamp the producer's output quantization absorbs.
+        decompose_for_quantization: rewrites an ATen node, before pt2e annotation, into ops that are
+            annotated and lowered one by one (scaled_dot_product_attention into matmul and softmax,
+            unbind into selects), so every intermediate tensor gets its own observed int8 grid.
     """
 
     name: str
@@ -46,3 +50,4 @@ class ArmOp:
     test_cases: dict[str, OpTestCase]
     keep_in_edge: tuple[torch._ops.OpOverload, ...] = ()
     fuses_into_producer: bool = False
+    decompose_for_quantization: Decomposition | None = None

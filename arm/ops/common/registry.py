@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 
 import torch
-from torch.fx import Node
+from torch.fx import GraphModule, Node
 
 import arm.ops
 from arm.ops.common.arm_op import ArmOp
@@ -110,6 +110,20 @@ def is_fused_activation(node: Node) -> bool:
 
 def ops_to_not_decompose() -> list[torch._ops.OpOverload]:
     return [target for op in _ops() for target in op.keep_in_edge]
+
+
+def decompose_for_quantization(model: GraphModule) -> GraphModule:
+    """Applies every op's ``decompose_for_quantization`` to its ATen nodes (before pt2e annotation)."""
+    changed = False
+    for node in list(model.graph.nodes):
+        arm_op = for_aten_node(node)
+        if arm_op is not None and arm_op.decompose_for_quantization is not None:
+            arm_op.decompose_for_quantization(node)
+            changed = True
+    if changed:
+        model.graph.eliminate_dead_code()
+        model.recompile()
+    return model
 
 
 def unsupported_reason(node: Node, tosa_spec: TosaSpecification) -> str | None:

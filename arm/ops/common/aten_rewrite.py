@@ -1,0 +1,45 @@
+"""Rewriting ATen nodes before quantization: new nodes carry fake values, so annotators can read shapes.
+
+Used by the ``decompose_for_quantization`` hooks of ops whose pieces must be quantized one by one
+(scaled_dot_product_attention, unbind).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.fx import Node
+from torch.fx.node import Argument, map_arg
+
+
+class AtenBuilder:
+    """Inserts ATen calls before ``anchor``, each with ``meta["val"]`` computed on the fake inputs."""
+
+    def __init__(self, anchor: Node):
+        self.anchor = anchor
+        self.graph = anchor.graph
+        self.inserted: list[Node] = []
+
+    def call(self, target: torch._ops.OpOverload, *args: Argument) -> Node:
+        with self.graph.inserting_before(self.anchor):
+            node = self.graph.call_function(target, args)
+        fake_args = map_arg(args, lambda arg: arg.meta["val"])
+        node.meta["val"] = target(*fake_args)
+        for key in ("stack_trace", "nn_module_stack", "source_fn_stack"):
+            if key in self.anchor.meta:
+                node.meta[key] = self.anchor.meta[key]
+        self.inserted.append(node)
+        return node
+
+    def constant(self, name: str, tensor: torch.Tensor) -> Node:
+        """A buffer of the graph's module, read by a get_attr node (named after ``anchor``)."""
+        module = self.graph.owning_module
+        attribute = f"{self.anchor.name}_{name}"
+        module.register_buffer(attribute, tensor)
+        with self.graph.inserting_before(self.anchor):
+            node = self.graph.get_attr(attribute)
+        node.meta["val"] = self.anchor.meta["val"].fake_mode.from_tensor(tensor)
+        return node
+
+
+def shape(node: Node) -> tuple[int, ...]:
+    return tuple(int(extent) for extent in node.meta["val"].shape)

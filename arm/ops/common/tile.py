@@ -1,0 +1,54 @@
+"""TILE of a value brought to the output's rank: the lowering expand and repeat share.
+
+Both ops copy their input along some axes; the quantized forms keep the input's grid (a copy changes
+no value), so the INT lowering only requantizes when the output's grid differs, as select does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import tosa_serializer as ts
+from torch.fx import Node
+
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+
+def tile_support(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    return first_reason(
+        profile_reason(node, spec, [x]),
+        rank_reason(node, shape_of(node)),
+        f"{describe(node)}: the input {shape_of(x)} has more dims than the output {shape_of(node)}"
+        if len(shape_of(x)) > len(shape_of(node))
+        else None,
+    )
+
+
+def annotate_tile(node: Node, config: QuantizationConfig) -> None:
+    shared_with_input(node, node.args[0], config.activation)
+
+
+def lower_tile(node: Node, ctx: LoweringContext, multiples: Sequence[int]) -> TosaValue:
+    """``node``'s input, reshaped to ``len(multiples)`` dims (leading 1s), TILEd by ``multiples``."""
+    value = ctx.value(node.args[0])
+    if ctx.spec.is_int:
+        value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    rank = len(multiples)
+    if value.rank < rank:
+        value = reshape(ctx.graph, value, (1,) * (rank - value.rank) + value.shape, name=f"{node.name}_ranked")
+    if math.prod(multiples) == 1:
+        return reshape(ctx.graph, value, shape_of(node), name=node.name)
+    output = ctx.graph.add_tensor(node.name, shape_of(node), value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TileAttribute()
+    multiples_name = ctx.graph.add_shape_const(f"{node.name}_multiples", multiples)
+    ctx.graph.add_op(ts.Op.TILE, [value, multiples_name], [output], attribute)
+    return output

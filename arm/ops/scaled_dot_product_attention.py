@@ -1,0 +1,267 @@
+"""aten.scaled_dot_product_attention -> softmax(q * scale @ k^T + mask) @ v.
+
+INT: quantized piece by piece. Before annotation (``decompose_for_quantization``) the call becomes
+``mul`` (q by the scale), ``transpose``, ``matmul``, ``softmax``, ``matmul``: the scores get their own
+observed int8 grid and the probabilities softmax's fixed one, and each piece lowers with its own op file
+(the scores' softmax is the redesigned int16-exponential one). The scale multiplies q, not the scores:
+q has head_dim columns where the scores have one per key, so the MUL touches fewer elements whenever
+the sequence is longer than a head (deit_tiny: 64 against 197).
+
+FP: lowered whole, as MATMUL, MUL (scale), ADD (mask), softmax's float pieces and MATMUL.
+
+Grouped-query attention (fewer key/value heads than query heads, ``enable_gqa``) folds each group of
+query heads into the rows of its key/value head, so no key or value is repeated: q [B, Hkv * g, L, E] is
+viewed as [B, Hkv, g * L, E]. Masks (``attn_mask``, ``is_causal``) are lowered in FP; in INT the
+masked scores would need a fill value on the scores' grid that the observers cannot see, so a masked
+attention stays on the CPU there, with that reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.aten_rewrite import AtenBuilder, shape
+from arm.ops.common.elementwise import emit
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import float_constant, fp_mul
+from arm.ops.matmul import matmul_values
+from arm.ops.softmax import float_softmax
+from arm.quantizer.annotation import annotate
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.specification import TosaSpecification
+
+_ARGUMENTS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal")
+
+aten = torch.ops.aten
+
+
+@dataclasses.dataclass(frozen=True)
+class AttentionCall:
+    """One sdpa call's arguments, with the defaults filled in and the head grouping worked out."""
+
+    query: Node
+    key: Node
+    value: Node
+    mask: Node | None
+    dropout: float
+    causal: bool
+    scale: float
+    groups: int  # query heads per key/value head
+
+    @property
+    def is_plain(self) -> bool:
+        """No mask and no dropout: the call INT quantizes."""
+        return self.mask is None and not self.causal and self.dropout == 0.0
+
+
+def attention_call(node: Node) -> AttentionCall:
+    bound = {**dict(zip(_ARGUMENTS, node.args)), **node.kwargs}
+    query, key = bound["query"], bound["key"]
+    head_dim = shape(query)[-1]
+    scale = bound.get("scale")
+    query_heads = shape(query)[-3] if len(shape(query)) >= 3 else 1
+    key_heads = shape(key)[-3] if len(shape(key)) >= 3 else 1
+    return AttentionCall(
+        query=query,
+        key=key,
+        value=bound["value"],
+        mask=bound.get("attn_mask"),
+        dropout=float(bound.get("dropout_p", 0.0)),
+        causal=bool(bound.get("is_causal", False)),
+        scale=1.0 / math.sqrt(head_dim) if scale is None else float(scale),
+        groups=query_heads // key_heads if key_heads else 1,
+    )
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    call = attention_call(node)
+    query, key, value = shape(call.query), shape(call.key), shape(call.value)
+    grouped_heads = len(query) >= 3 and query[-3] != call.groups * key[-3]
+    return first_reason(
+        f"{describe(node)}: dropout_p={call.dropout} is not lowered (export the model in eval mode)"
+        if call.dropout
+        else None,
+        f"{describe(node)}: query {query}, key {key} and value {value} must agree in batch dims and head_dim, and "
+        "the query heads must be a multiple of the key heads"
+        if len(query) < 2 or query[:-3] != key[:-3] or key[:-1] != value[:-1] or query[-1] != key[-1] or grouped_heads
+        else None,
+        f"{describe(node)}: a masked attention in {spec} would need a fill value on the scores' int8 grid that "
+        "calibration cannot observe; it runs on the CPU (use the FP profile to delegate it)"
+        if spec.is_int and not call.is_plain
+        else None,
+        f"{describe(node)}: {spec} lowers scaled_dot_product_attention after EthosUQuantizer has split it into "
+        "matmul and softmax; quantize the model with the Arm quantizer"
+        if spec.is_int and call.is_plain
+        else None,
+        profile_reason(node, spec, [call.query, call.key, call.value]),
+        rank_reason(node, query),
+    )
+
+
+def decompose(node: Node) -> None:
+    """Replaces an sdpa call by mul, transpose, matmul, softmax and matmul (see the module doc).
+
+    A masked call is split the same way, with the mask added before the softmax, but its nodes are
+    marked as annotated with nothing: they stay float, on the CPU, rather than reaching to_edge as an
+    sdpa that executorch's own decomposition would turn into int64 and bool bookkeeping.
+    """
+    call = attention_call(node)
+    build = AtenBuilder(node)
+    query = call.query
+    *lead, heads, rows, head_dim = shape(query) if len(shape(query)) >= 3 else (1, *shape(query))
+    grouped = call.groups > 1
+    if grouped:
+        query = build.call(aten.view.default, query, [*lead, heads // call.groups, call.groups * rows, head_dim])
+    scaled = build.call(aten.mul.Tensor, query, call.scale)
+    key_t = build.call(aten.transpose.int, call.key, -2, -1)
+    scores = build.call(aten.matmul.default, scaled, key_t)
+    if not call.is_plain:
+        full_shape = [*lead, heads, rows, shape(call.key)[-2]]
+        scores = _masked(build, call, build.call(aten.view.default, scores, full_shape) if grouped else scores)
+        if grouped:
+            scores = build.call(aten.view.default, scores, list(shape(scaled)[:-1]) + [shape(call.key)[-2]])
+    probabilities = build.call(aten._softmax.default, scores, -1, False)
+    mixed = build.call(aten.matmul.default, probabilities, call.value)
+    if grouped:
+        mixed = build.call(aten.view.default, mixed, list(shape(node)))
+    if not call.is_plain:
+        for new_node in build.inserted:
+            annotate(new_node, {}, None)  # stays float: see the docstring
+    node.replace_all_uses_with(mixed)
+
+
+def _masked(build: AtenBuilder, call: AttentionCall, scores: Node) -> Node:
+    """``scores`` with the mask applied: -inf where a boolean or causal mask hides a key, else the float mask added."""
+    if call.causal:
+        rows, keys = shape(scores)[-2:]
+        hidden = torch.ones(rows, keys, dtype=torch.bool).triu(1)
+        return build.call(aten.masked_fill.Scalar, scores, build.constant("causal_hidden", hidden), float("-inf"))
+    if call.mask.meta["val"].dtype == torch.bool:
+        hidden = build.call(aten.logical_not.default, call.mask)
+        return build.call(aten.masked_fill.Scalar, scores, hidden, float("-inf"))
+    return build.call(aten.add.Tensor, scores, call.mask)
+
+
+def annotate_attention(node: Node, config: QuantizationConfig) -> None:
+    """Nothing to annotate: a plain call was decomposed, a masked one stays float on the CPU."""
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    """FP only (the support rule sends INT calls through the decomposition)."""
+    call = attention_call(node)
+    query, key, value = (ctx.value(arg) for arg in (call.query, call.key, call.value))
+    *lead, heads, rows, head_dim = query.shape if query.rank >= 3 else (1, *query.shape)
+    key_rows = key.shape[-2]
+    batch = math.prod(lead) * heads // call.groups
+    grouped_rows = call.groups * rows
+    query = reshape(ctx.graph, query, (batch, grouped_rows, head_dim), name=f"{node.name}_query")
+    key = reshape(ctx.graph, key, (batch, key_rows, head_dim), name=f"{node.name}_key")
+    key_t = ctx.graph.add_tensor(f"{node.name}_key_t", (batch, head_dim, key_rows), key.dtype)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TransposeAttribute([0, 2, 1])
+    ctx.graph.add_op(ts.Op.TRANSPOSE, [key], [key_t], attribute)
+    scores = matmul_values(ctx, query, key_t, name=f"{node.name}_scores")
+    scores = fp_mul(ctx, scores, float_constant(ctx, call.scale, 3, name=f"{node.name}_scale"), name=f"{node.name}_scaled")
+    mask = _additive_mask(node, ctx, call, (batch, grouped_rows, key_rows))
+    if mask is not None:
+        scores = emit(ctx, ts.Op.ADD, ts.TosaSerializerAttribute.AddAttribute, [scores, mask],
+                      name=f"{node.name}_masked", shape=scores.shape, dtype=scores.dtype)  # fmt: skip
+    probabilities = float_softmax(ctx, scores, 2, name=f"{node.name}_probabilities")
+    value = reshape(ctx.graph, ctx.value(call.value), (batch, key_rows, value.shape[-1]), name=f"{node.name}_value")
+    mixed = matmul_values(ctx, probabilities, value, name=f"{node.name}_mixed")
+    return reshape(ctx.graph, mixed, shape(node), name=node.name)
+
+
+# Where a mask forbids a key, the scores get this much added: exp() of it is 0 in float32, and unlike
+# -inf it keeps a fully masked row finite.
+_MASKED = -3.0e38
+
+
+def _additive_mask(node: Node, ctx: LoweringContext, call: AttentionCall, scores_shape: tuple[int, ...]) -> TosaValue | None:
+    """The mask as a float constant or tensor broadcastable to ``scores_shape`` (batch, rows, keys)."""
+    batch, grouped_rows, key_rows = scores_shape
+    rows = grouped_rows // call.groups
+    if call.causal:
+        allowed = np.tril(np.ones((rows, key_rows), dtype=bool))
+        additive = np.where(allowed, 0.0, _MASKED).astype(np.float32)
+        additive = np.tile(additive, (call.groups, 1))
+        return ctx.graph.add_const(f"{node.name}_causal_mask", additive.reshape(1, grouped_rows, key_rows))
+    if call.mask is None:
+        return None
+    mask_shape = shape(call.mask)
+    if ctx.is_constant(call.mask):
+        data = ctx.constant(call.mask).numpy()
+        if data.dtype == np.bool_:
+            data = np.where(data, 0.0, _MASKED)
+        full = np.broadcast_to(data.astype(np.float32), (*shape(call.query)[:-2], rows, key_rows))
+        return ctx.graph.add_const(f"{node.name}_mask", np.ascontiguousarray(full).reshape(scores_shape))
+    # A mask computed by the graph: a float mask of the scores' own shape, added as it is.
+    full = (*shape(call.query)[:-2], rows, key_rows)
+    if mask_shape != full:
+        raise ValueError(f"{describe(node)}: a computed mask must have the full scores shape {full}, got {mask_shape}")
+    return reshape(ctx.graph, ctx.value(call.mask), scores_shape, name=f"{node.name}_mask")
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+
+
+def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def grouped_query_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
+class MaskedAttention(torch.nn.Module):
+    """An explicit boolean mask held by the module (a padding mask: the last two keys are hidden)."""
+
+    def __init__(self, rows: int, keys: int):
+        super().__init__()
+        mask = torch.ones(rows, keys, dtype=torch.bool)
+        mask[:, -2:] = False
+        self.register_buffer("mask", mask)
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.mask)
+
+
+_INT_TARGETS = ("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
+
+TEST_CASES = {
+    "self_attention": OpTestCase(FunctionModule(attention), random_inputs(0, (1, 2, 12, 16), (1, 2, 12, 16), (1, 2, 12, 16))),
+    "cross_attention": OpTestCase(FunctionModule(attention), random_inputs(1, (2, 3, 8, 8), (2, 3, 20, 8), (2, 3, 20, 4))),
+    "grouped_query": OpTestCase(
+        FunctionModule(grouped_query_attention), random_inputs(2, (1, 4, 6, 8), (1, 2, 6, 8), (1, 2, 6, 8))
+    ),
+    "causal": OpTestCase(
+        FunctionModule(causal_attention), random_inputs(3, (1, 2, 8, 8), (1, 2, 8, 8), (1, 2, 8, 8)), cpu_targets=_INT_TARGETS
+    ),
+    "padding_mask": OpTestCase(
+        MaskedAttention(6, 10), random_inputs(4, (1, 2, 6, 8), (1, 2, 10, 8), (1, 2, 10, 8)), cpu_targets=_INT_TARGETS
+    ),
+}
+
+OP = ArmOp(
+    name="scaled_dot_product_attention",
+    edge_targets=(exir_ops.edge.aten.scaled_dot_product_attention.default,),
+    aten_targets=(aten.scaled_dot_product_attention.default,),
+    support=support,
+    annotate=annotate_attention,
+    lower=lower,
+    test_cases=TEST_CASES,
+    keep_in_edge=(aten.scaled_dot_product_attention.default,),
+    decompose_for_quantization=decompose,
+)
