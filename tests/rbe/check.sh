@@ -45,19 +45,16 @@ readonly REUSED_REPOSITORIES=(python_venv lavapipe arm_none_eabi zig qemu)
 
 say() { echo "rbe/check: $*"; }
 fail() { echo "rbe/check: FAILED: $*" >&2; exit 1; }
-cannot_run() { echo "rbe/check: CANNOT RUN: $*" >&2; exit 2; }
-
-command -v bwrap >/dev/null || cannot_run "bwrap is missing: apt-get install --no-install-recommends bubblewrap"
-[[ -d /usr/src/bazel-bootstrap/src/tools/remote ]] ||
-  cannot_run "Bazel's worker source is missing: apt-get install --no-install-recommends bazel-bootstrap-source"
+# shellcheck source=../../tools/rbe/loopback.sh
+source "$ROOT/tools/rbe/loopback.sh"
+rbe_cannot_run() { echo "rbe/check: CANNOT RUN: $*" >&2; exit 2; }
 
 bazel_main() { (cd "$ROOT" && ./bazelw "$@"); }
 
 work="$(mktemp -d)"
 readonly RBE_OUTPUT_BASE="$work/output_base"
-worker_pid=""
 cleanup() {
-  [[ -n "$worker_pid" ]] && kill "$worker_pid" 2>/dev/null || true
+  rbe_stop
   if [[ -d "$RBE_OUTPUT_BASE" ]]; then
     # The output base holds read-only files; let Bazel remove it.
     (cd "$ROOT" && ./bazelw --output_base="$RBE_OUTPUT_BASE" clean --expunge >/dev/null 2>&1) || true
@@ -67,9 +64,7 @@ cleanup() {
 trap cleanup EXIT
 
 say "building the worker and the execution image under $STATE"
-"$ROOT/tools/rbe/build_worker.sh" "$STATE/worker" >/dev/null
-"$ROOT/tools/rbe/make_image_tree.sh" "$STATE/image" 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
-[[ -f "$STATE/image/opt/venv.lock" ]] || cannot_run "the execution image tree was not made (see above)"
+rbe_prepare "$STATE"
 
 # The local reference: the .pte files of an ordinary build, and every repository the set needs.
 say "local reference build of ${PTE_TARGETS[*]}"
@@ -83,16 +78,8 @@ for repository in "${REUSED_REPOSITORIES[@]}"; do
   overrides+=("--override_repository=$repository=$main_output_base/external/$repository")
 done
 
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-say "starting the worker on 127.0.0.1:$port with $SLOTS slots, in a root without $ROOT, $main_output_base or $HOME"
-"$ROOT/tools/rbe/start_worker.sh" "$STATE/worker" "$STATE/image" "$work/worker" "$port" "$SLOTS" &
-worker_pid=$!
-for _ in $(seq 60); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  kill -0 "$worker_pid" 2>/dev/null || { cat "$work/worker/worker.log" >&2; cannot_run "the worker exited"; }
-  sleep 1
-done
-(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || cannot_run "the worker does not listen on 127.0.0.1:$port"
+rbe_start "$STATE" "$SLOTS" "$work/worker"
+say "worker on 127.0.0.1:$RBE_PORT with $SLOTS slots, in a root without $ROOT, $main_output_base or $HOME"
 
 # The worker's root must really hide the host: the same bwrap root cannot see the workspace.
 bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin \
@@ -101,7 +88,7 @@ bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --sy
 
 bazel_rbe() {
   (cd "$ROOT" && ./bazelw --output_base="$RBE_OUTPUT_BASE" "$@" --config=rbe \
-    --remote_executor="grpc://127.0.0.1:$port" "${overrides[@]}" --symlink_prefix=/)
+    --remote_executor="grpc://127.0.0.1:$RBE_PORT" "${overrides[@]}" --symlink_prefix=/)
 }
 
 # Spawns by kind from Bazel's summary line, e.g. "INFO: 42 processes: 7 internal, 35 remote.".

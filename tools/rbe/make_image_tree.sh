@@ -76,8 +76,8 @@ make_zig() {
   echo "rbe/make_image_tree: unpacking ziglang $ZIG_VERSION into $IMAGE/opt/zig"
   local download
   download="$(mktemp -d)"
-  in_venv_root --bind "$download" /tmp/download /opt/venv/bin/python3 -m pip download --quiet --no-input --disable-pip-version-check --no-deps --only-binary=:all: \
-    --platform="$ZIG_WHEEL_PLATFORM" --dest=/tmp/download "ziglang==$ZIG_VERSION" ||
+  in_venv_root --bind "$download" /tmp/download /opt/venv/bin/python3 -m pip download --quiet --no-input \
+    --disable-pip-version-check --no-deps --only-binary=:all: --platform="$ZIG_WHEEL_PLATFORM" --dest=/tmp/download "ziglang==$ZIG_VERSION" ||
     fail "pip download ziglang==$ZIG_VERSION failed"
   local wheel=("$download"/*.whl)
   [[ "$(sha256sum "${wheel[0]}" | cut -d' ' -f1)" == "$ZIG_SHA256" ]] ||
