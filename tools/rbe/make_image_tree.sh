@@ -11,7 +11,8 @@
 #   IMAGE_DIR/opt/venv.lock    the lock it was made from (the Python launcher checks it; written last, so
 #                              it also marks a finished venv)
 #   IMAGE_DIR/opt/zig          zig from PyPI's ziglang wheel, the version and sha256 WORKSPACE pins
-#   IMAGE_DIR/var/cache/zig    zig's cache, the one place actions may write outside their directory
+#   IMAGE_DIR/var/cache/zig    zig's cache, the one place actions may write outside their directory,
+#                              holding zig's libc++ and musl for aarch64, built once here
 #
 # A tree made from the same pins is reused (about 5 minutes to make, 6 GB, from pip's local sources).
 set -euo pipefail
@@ -90,7 +91,30 @@ make_zig() {
   echo "$ZIG_VERSION $ZIG_SHA256" >"$IMAGE/opt/zig.version"
 }
 
+# zig builds libc++, musl and compiler-rt for a target the first time a link needs them (2-3 minutes on
+# an idle 2-core machine, longer than a worker's 15-minute action limit on a loaded one). Doing it once
+# here, with the flags of the aarch64 toolchain's links (//toolchains/zig), leaves them in the image's
+# cache, where every later link finds them.
+warm_zig_cache() {
+  local stamp="$ZIG_VERSION aarch64-linux-musl static c++ 1"
+  if [[ "$(cat "$IMAGE/var/cache/zig.warm" 2>/dev/null)" == "$stamp" ]]; then
+    return
+  fi
+  echo "rbe/make_image_tree: building zig's libc++ and musl for aarch64 into $IMAGE/var/cache/zig (a few minutes)"
+  printf 'int main() { return 0; }\n' >"$IMAGE/var/cache/zig.warm.cc"
+  bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /opt --tmpfs /var/cache \
+    --ro-bind "$IMAGE/opt/zig" /opt/zig --bind "$IMAGE/var/cache/zig" /var/cache/zig \
+    --ro-bind "$IMAGE/var/cache/zig.warm.cc" /tmp/warm.cc \
+    --setenv ZIG_LIB_DIR /opt/zig/lib --setenv ZIG_GLOBAL_CACHE_DIR /var/cache/zig \
+    --setenv ZIG_LOCAL_CACHE_DIR /var/cache/zig \
+    /opt/zig/zig c++ -o /tmp/warm /tmp/warm.cc -Wl,-S -Wl,--gc-sections -target aarch64-linux-musl -static ||
+    fail "zig could not link a static aarch64 C++ program"
+  rm -f "$IMAGE/var/cache/zig.warm.cc"
+  echo "$stamp" >"$IMAGE/var/cache/zig.warm"
+}
+
 mkdir -p "$IMAGE/opt" "$IMAGE/var/cache/zig"
 make_venv
 make_zig
+warm_zig_cache
 echo "rbe/make_image_tree: $IMAGE is ready"
