@@ -2,11 +2,12 @@
 # Remote execution scaling: the wall time of one fixed set of actions, built and tested from nothing,
 # locally and on the loopback worker (tools/rbe) with 1, 2 and 4 execution slots.
 #
-# The set is the C++ runtime's op tests (kernels, core, the NPU model and its driver): every .cc compiled,
-# linked and run, over 100 actions, none of them Python (a Python test pays ~15 s of imports, which
-# would measure the machine's load rather than the engine). Each run starts from a clean output tree and
-# a fresh worker (empty CAS), so every action executes. From Bazel's JSON profile it also sums where the
-# remote runs spent their time: uploading inputs, waiting on the worker, downloading outputs.
+# The set is the C++ runtime's op tests (kernels, core, the NPU model and its driver): 115 spawns, every
+# .cc compiled, linked and run, plus the dozen Python actions that export and lower their test programs
+# (each pays ~15 s of imports: the Python op tests themselves are left out, they would measure the
+# machine's load rather than the engine). Each run starts from a clean output tree and a fresh worker
+# (empty CAS), so every action executes. From Bazel's JSON profile it also sums where the remote runs
+# spent their time: uploading inputs, Execute calls, downloading outputs, building Merkle trees.
 #
 # Usage: bench/rbe_scaling.sh [SLOTS ...]     (default: 1 2 4; prints a markdown table)
 #   ARM_NPU_RBE_DIR: as for tests/rbe/check.sh (default /var/tmp/arm_npu_rbe)
@@ -43,20 +44,27 @@ bazel() {
     --override_repository=python_venv="$main_output_base/external/python_venv" --symlink_prefix=/)
 }
 
-# Sums the profile's event durations (seconds) by category name for the phases of a remote spawn.
+# From Bazel's JSON profile, summed over all actions (seconds): uploading inputs to the CAS, Execute calls
+# (queueing on the worker plus running; parallel calls overlap), downloading outputs, and building
+# input Merkle trees on the client.
 profile_phases() {
   python3 - "$1" <<'PY'
 import gzip, json, sys
 events = json.load(gzip.open(sys.argv[1]))
 events = events["traceEvents"] if isinstance(events, dict) else events
-totals = {}
+by_category, by_name = {}, {}
 for event in events:
     if event.get("ph") == "X":
-        totals[event.get("cat", "")] = totals.get(event.get("cat", ""), 0) + event.get("dur", 0) / 1e6
-def phase(*names):
-    return sum(value for key, value in totals.items() if any(name in key.lower() for name in names))
-print(f"{phase('upload'):.0f} {phase('remote execution', 'remote action execution'):.0f} "
-      f"{phase('download', 'remote output'):.0f} {phase('merkle', 'input tree'):.0f}")
+        seconds = event.get("dur", 0) / 1e6
+        by_category[event.get("cat", "")] = by_category.get(event.get("cat", ""), 0) + seconds
+        by_name[event.get("name", "")] = by_name.get(event.get("name", ""), 0) + seconds
+phases = (
+    by_category.get("Remote execution upload time", 0),
+    by_category.get("remote action execution", 0),
+    by_category.get("remote output download", 0),
+    sum(value for name, value in by_name.items() if name.startswith("MerkleTree.build")),
+)
+print(" ".join(f"{value:.0f}" for value in phases))
 PY
 }
 
@@ -88,14 +96,14 @@ done
 
 local_wall="$(cut -d'|' -f2 <<<"${results[0]}")"
 echo
-echo "| run | wall s | speedup vs local | critical path s | spawns | upload s | remote execution s | download s | load avg |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| run | wall s | speedup vs local | critical path s | spawns | upload s | Execute calls s | download s | Merkle trees s | load avg |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for row in "${results[@]}"; do
   IFS='|' read -r name wall critical spawns phases load <<<"$row"
-  read -r upload execution download _ <<<"$phases"
+  read -r upload execution download merkle <<<"$phases"
   speedup="$(python3 -c "print(f'{$local_wall / $wall:.2f}')")"
-  if [[ "$name" == local ]]; then upload="-" execution="-" download="-"; fi
-  echo "| $name | $wall | $speedup | $critical | $spawns | $upload | $execution | $download | $load |"
+  if [[ "$name" == local ]]; then upload="-" execution="-" download="-" merkle="-"; fi
+  echo "| $name | $wall | $speedup | $critical | $spawns | $upload | $execution | $download | $merkle | $load |"
 done
 echo
 echo "$(nproc) cores, $(date -u +%Y-%m-%d); times include every action of the set, not Bazel's analysis."
