@@ -37,6 +37,9 @@ def main() -> None:
     parser.add_argument("program_dirs", type=pathlib.Path, nargs="+")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    # Bazel creates a declared output directory before a local action runs; a remote worker creates only
+    # its parent (Remote Execution API), so the action makes it.
+    args.output_dir.mkdir(parents=True, exist_ok=True)
 
     from executorch.runtime import Runtime
 

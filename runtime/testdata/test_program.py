@@ -51,5 +51,8 @@ def main(programs: dict[str, Callable[[], TestProgram]]) -> None:
     parser.add_argument("programs", nargs="+", choices=sorted(programs))
     args = parser.parse_args()
     torch.set_num_threads(1)
+    # Bazel creates a declared output directory before a local action runs; a remote worker creates only
+    # its parent (Remote Execution API), so the action makes it.
+    args.output_dir.mkdir(parents=True, exist_ok=True)
     for name in args.programs:
         write_program(name, programs[name], args.output_dir)

@@ -8,13 +8,33 @@ Cost model: the venv holds ~20k files (torch). Handing them to actions as runfil
 sandbox set-up per action, so the toolchain's interpreter is a small launcher that finds the venv beside
 its own real path, and the lock file stands in for the venv's contents in action keys: a changed lock
 re-creates the venv and re-runs every Python action; an unchanged one reuses both.
+
+Remote execution: a remote worker receives the launcher and the lock but no venv (the venv is not an
+input). There the launcher uses the execution image's venv at a fixed path, /opt/venv, made from the same
+lock (tools/rbe: Dockerfile and make_image_tree.sh), and refuses to run if the image was made from another
+lock. The launcher's bytes are the same everywhere, so action keys do not depend on where an action runs.
 """
 
 _LAUNCHER = """#!/bin/sh
-# The build's Python: the venv that sits beside this script's real location (made from
-# requirements.lock). Found at run time so this file's bytes, and so every action key, do not depend on
-# where the Bazel output base is.
-venv="$(dirname "$(readlink -f "$0")")/venv"
+# The build's Python, made from requirements.lock. Locally: the venv that sits beside this script's real
+# location (found at run time, so this file's bytes, and so every action key, do not depend on where the
+# Bazel output base is). On a remote worker, where only this script and the lock arrive: the execution
+# image's venv at /opt/venv, if the image was made from the same lock (tools/rbe/README.md).
+here="$(dirname "$(readlink -f "$0")")"
+if [ -x "$here/venv/bin/python3" ]; then
+  venv="$here/venv"
+elif [ -x /opt/venv/bin/python3 ]; then
+  venv=/opt/venv
+  if ! cmp -s "$here/requirements.lock" /opt/venv.lock; then
+    echo "python3: the execution image's venv (/opt/venv) was not made from this build's requirements.lock" \\
+      "(/opt/venv.lock differs); rebuild the image from it (tools/rbe/README.md)" >&2
+    exit 2
+  fi
+else
+  echo "python3: no venv beside $here and no execution image venv at /opt/venv: on a remote worker, run" \\
+    "actions in the image tools/rbe/Dockerfile describes (tools/rbe/README.md)" >&2
+  exit 2
+fi
 export PYTHONNOUSERSITE=1
 # Only the venv is byte-compiled (at set-up); our own sources are cheap to compile and must not leave
 # __pycache__ directories in runfiles trees.

@@ -16,14 +16,29 @@ their absolute directory (`:builtin_include_directories`).
 _PINS = "the zig_repository call in WORKSPACE"
 
 # The launcher zig's tools run through. It finds zig next to its own real path (no absolute path in
-# its bytes, so action keys do not depend on where the output base is).
+# its bytes, so action keys do not depend on where the output base is). On a remote worker only the
+# declared inputs arrive (zig's binary, not its ~12k library files): there zig's library and a writable
+# cache come from the execution image at fixed paths (tools/rbe/README.md), the same pinned wheel.
 _WRAPPER = """#!/bin/sh
 # zig {command}, with zig's cache in <output_base>/zig-cache (see third_party/zig/repository.bzl).
 repository="$(dirname "$(dirname "$(readlink -f "$0")")")"
-export ZIG_GLOBAL_CACHE_DIR="${{repository%/external/*}}/zig-cache"
+if [ -d "$repository/ziglang/lib" ]; then
+  export ZIG_GLOBAL_CACHE_DIR="${{repository%/external/*}}/zig-cache"
+elif [ -d {image_lib} ]; then
+  export ZIG_LIB_DIR={image_lib}
+  export ZIG_GLOBAL_CACHE_DIR={image_cache}
+else
+  echo "zig-{command}: zig's library is neither beside $repository/ziglang/zig nor in the execution image" \\
+    "({image_lib}); on a remote worker, run actions in the image of tools/rbe/Dockerfile" >&2
+  exit 2
+fi
 export ZIG_LOCAL_CACHE_DIR="$ZIG_GLOBAL_CACHE_DIR"
 exec "$repository/ziglang/zig" {command} "$@"
 """
+
+# Where the execution image (tools/rbe) keeps zig's library and a cache its actions may write.
+_IMAGE_LIB_DIRECTORY = "/opt/zig/lib"
+_IMAGE_CACHE_DIRECTORY = "/var/cache/zig"
 
 # zig subcommand -> wrapper name.
 _WRAPPERS = {
@@ -97,11 +112,16 @@ def _zig_repository_impl(rctx):
         fail("{}: the wheel's zig says it is {}, the pin is {}".format(rctx.name, version.stdout.strip(), rctx.attr.version))
 
     for command, name in _WRAPPERS.items():
-        rctx.file("bin/" + name, _WRAPPER.format(command = command), executable = True)
+        rctx.file("bin/" + name, _WRAPPER.format(
+            command = command,
+            image_lib = _IMAGE_LIB_DIRECTORY,
+            image_cache = _IMAGE_CACHE_DIRECTORY,
+        ), executable = True)
 
     rctx.template("BUILD.bazel", rctx.attr.build_file, substitutions = {
         "{version}": rctx.attr.version,
         "{lib_directory}": str(rctx.path("ziglang/lib")),
+        "{image_lib_directory}": _IMAGE_LIB_DIRECTORY,
     }, executable = False)
 
 zig_repository = repository_rule(
@@ -121,7 +141,7 @@ zig_repository = repository_rule(
         "build_file": attr.label(
             default = ":BUILD.zig.bazel",
             allow_single_file = True,
-            doc = "The repository's BUILD file; `{version}` and `{lib_directory}` are substituted.",
+            doc = "The repository's BUILD file; `{version}`, `{lib_directory}` and `{image_lib_directory}` are substituted.",
         ),
     },
     environ = ["PATH", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"],
