@@ -71,6 +71,7 @@ constexpr Kernel kReferenceKernels[] = {
     {"aten::minimum.out", ops::minimum_out},
     {"aten::mm.out", ops::mm_out},
     {"aten::mul.out", ops::mul_out},
+    {"aten::native_group_norm.out", ops::native_group_norm_out},
     {"aten::native_layer_norm.out", ops::native_layer_norm_out},
     {"aten::ne.Scalar_out", ops::ne_scalar_out},
     {"aten::ne.Tensor_out", ops::ne_tensor_out},

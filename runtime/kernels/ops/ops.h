@@ -74,6 +74,7 @@ Status minimum_out(const KernelArgs& args);
 Status mm_out(const KernelArgs& args);
 Status mul_out(const KernelArgs& args);
 Status native_batch_norm_no_training_out(const KernelArgs& args);
+Status native_group_norm_out(const KernelArgs& args);
 Status native_layer_norm_out(const KernelArgs& args);
 Status ne_scalar_out(const KernelArgs& args);
 Status ne_tensor_out(const KernelArgs& args);
