@@ -169,6 +169,27 @@ PROGRAMS: dict[str, Callable[[], TestProgram]] = {
     "upsample_nearest2d": lazy(lambda x: torch.nn.functional.interpolate(x, scale_factor=2.0, mode="nearest"), lambda: (randn(1, 2, 3, 3),)),
     "upsample_bilinear2d": lazy(lambda x: torch.nn.functional.interpolate(x, scale_factor=2.0, mode="bilinear"), lambda: (randn(1, 2, 3, 3),)),
     "tril": lazy(lambda x: torch.tril(x), lambda: (randn(4, 4),)),
+    "upsample_nearest2d_size": lazy(lambda x: torch.nn.functional.interpolate(x, size=(5, 4), mode="nearest"), lambda: (randn(1, 2, 3, 3),)),
+    "upsample_bilinear2d_align_corners": lazy(
+        lambda x: torch.nn.functional.interpolate(x, size=(5, 7), mode="bilinear", align_corners=True), lambda: (randn(1, 1, 3, 4),)),
+    # More dtypes: int8/int16 as they sit between quantize and dequantize, int32/int64 index math, bool masks.
+    "cat_int8": lazy(lambda a, b: torch.cat([a, b], dim=-1), lambda: (randint(-128, 127, 2, 3, dtype=torch.int8), randint(-128, 127, 2, 2, dtype=torch.int8))),
+    "split_int16": lazy(lambda x: torch.split(x, [2, 1], dim=0), lambda: (randint(-999, 999, 3, 2, dtype=torch.int16),)),
+    "to_dim_order_copy_f32_to_bool": lazy(lambda x: x.to(torch.bool), lambda: (torch.tensor([0.0, -0.0, 1.5, -2.0, 0.25]),)),
+    "to_dim_order_copy_i64_to_i8": lazy(lambda x: x.to(torch.int8), lambda: (randint(-128, 127, 6),)),
+    "where_int64": lazy(lambda c, a, b: torch.where(c, a, b), lambda: (randn(2, 3) > 0, randint(-9, 9, 2, 3), randint(-9, 9, 3))),
+    "neg_abs_int32": lazy(lambda x: -x.abs(), lambda: (randint(-9, 9, 6, dtype=torch.int32),)),
+    "pow_int64": lazy(lambda x: x ** 2, lambda: (randint(-9, 9, 6),)),
+    "remainder_int64": lazy(lambda a, b: torch.remainder(a, b), lambda: (randint(-20, 20, 6), randint(1, 5, 6))),
+    "amax_int32": lazy(lambda x: torch.amax(x, dim=0), lambda: (randint(-50, 50, 3, 4, dtype=torch.int32),)),
+    "argmin": lazy(lambda x: torch.argmin(x, dim=0), lambda: (randn(4, 3),)),
+    "min_dim": lazy(lambda x: tuple(torch.min(x, dim=-1, keepdim=True)), lambda: (randn(3, 4),)),
+    "sum_all": lazy(lambda x: x.sum().unsqueeze(0), lambda: (randn(3, 5),)),
+    "logical_or_xor": lazy(lambda a, b: torch.logical_xor(torch.logical_or(a > 0, b > 0), a > b), lambda: (randn(6), randn(6))),
+    "bitwise_xor_bool": lazy(lambda a, b: (a > 0) ^ (b > 0), lambda: (randn(6), randn(6))),
+    "index_select_int32": lazy(lambda x, i: torch.index_select(x, 0, i), lambda: (randn(4, 3), torch.tensor([3, 1], dtype=torch.int32))),
+    "index_tensor_apart": lazy(lambda x, i, j: x[i, :, j], lambda: (randn(3, 2, 4), torch.tensor([2, 0]), torch.tensor([1, 3]))),
+    "expand_copy_leading": lazy(lambda x: x.expand(3, 2, 4) * 1.0, lambda: (randn(1, 4),)),
 }
 
 
