@@ -376,7 +376,7 @@ TEST(cat_checks_that_inputs_fill_out) {
   EXPECT_TRUE(out.values<float>() == (std::vector<float>{1.f, 2.f, 3.f, 4.f, 5.f}));
   EValue rows = int_value(0);
   EXPECT_ERROR(call(ops::cat_out, {&list, &rows, out.value()}), Error::kKernelFailed,
-               "a cat input of shape [1, 3] does not fit out [1, 5] along dim 0");
+               "a cat input of shape [1, 2] does not fit out [1, 5] along dim 0");
 }
 
 TEST(integer_floor_division_follows_python_and_refuses_zero) {
