@@ -4,8 +4,8 @@ leaves on the CPU (layout and index ops, creation ops, elementwise math, compari
 Every program is exported by ExecuTorch itself with nothing delegated, so its operator names, argument
 orders and dtypes are what a partly delegated model leaves on the CPU. `//runtime/crosscheck` runs them
 all on ExecuTorch's host runtime in one process and on ours in one test binary. Beside the programs the
-generator writes `manifest.txt`: one line `<program> <inputs> <outputs>` per program, the list the test
-binary reads.
+generator writes `manifest.txt`: one line `<program> <inputs> <tolerance>` per program (TOLERANCES
+below; 0 for bit for bit), the list the test binary reads.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ import argparse
 import pathlib
 from collections.abc import Callable
 
-import numpy as np
 import torch
 
-from runtime.testdata.test_program import TestProgram, to_pte, write_program
+from runtime.testdata.test_program import TestProgram, write_program
 
 
 class Function(torch.nn.Module):
@@ -29,10 +28,6 @@ class Function(torch.nn.Module):
 
     def forward(self, *inputs: torch.Tensor):
         return self.function(*inputs)
-
-
-def program(function: Callable[..., torch.Tensor], *inputs: torch.Tensor) -> Callable[[], TestProgram]:
-    return lambda: TestProgram(Function(function).eval(), tuple(inputs() if callable(inputs) else inputs))
 
 
 def randn(*shape: int, scale: float = 1.0) -> torch.Tensor:
