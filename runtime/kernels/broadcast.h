@@ -51,4 +51,35 @@ void for_each_broadcast(const Tensor& a, const Tensor& b, const Tensor& out, Fn 
   }
 }
 
+// Checks that every input broadcasts to `out` and that `out` is exactly their broadcast shape.
+Status check_broadcast_all(Span<const Tensor* const> inputs, const Tensor& out);
+
+// for_each_broadcast over N inputs: fn(out_index, index) with index[k] the element of inputs[k].
+template <size_t N, typename Fn>
+void for_each_broadcast_n(const Tensor* const (&inputs)[N], const Tensor& out, Fn fn) {
+  size_t index[N] = {};
+  size_t step[N][kMaxRank];
+  const uint32_t rank = out.rank;
+  for (size_t k = 0; k < N; ++k) {
+    const Tensor& in = *inputs[k];
+    for (uint32_t dim = 0; dim < rank; ++dim) {
+      const uint32_t from_end = rank - 1 - dim;
+      step[k][dim] = (from_end < in.rank && in.sizes[in.rank - 1 - from_end] != 1)
+                         ? static_cast<size_t>(in.strides[in.rank - 1 - from_end])
+                         : 0;
+    }
+  }
+  size_t coordinate[kMaxRank] = {};
+  for (size_t i = 0; i < out.numel; ++i) {
+    fn(i, static_cast<const size_t(&)[N]>(index));
+    for (uint32_t dim = rank; dim-- > 0;) {
+      ++coordinate[dim];
+      for (size_t k = 0; k < N; ++k) index[k] += step[k][dim];
+      if (coordinate[dim] < static_cast<size_t>(out.sizes[dim])) break;
+      for (size_t k = 0; k < N; ++k) index[k] -= step[k][dim] * coordinate[dim];
+      coordinate[dim] = 0;
+    }
+  }
+}
+
 }  // namespace pte

@@ -11,6 +11,21 @@
 
 namespace pte {
 
+// A schema `Scalar` argument as the program stores it.
+struct Scalar {
+  enum class Kind : uint8_t { kBool, kInt, kDouble };
+  Kind kind = Kind::kInt;
+  int64_t integer = 0;  // kBool and kInt
+  double real = 0.0;    // kDouble
+  bool is_floating() const { return kind == Kind::kDouble; }
+  bool is_bool() const { return kind == Kind::kBool; }
+  // The value as ExecuTorch's scalar_to<T> gives it: a plain C++ conversion from the stored kind.
+  template <typename T>
+  T to() const {
+    return kind == Kind::kDouble ? static_cast<T>(real) : static_cast<T>(integer);
+  }
+};
+
 // The arguments of one kernel call: the operator schema's arguments in order, then its out arguments,
 // then the returned values (which alias the out arguments). Accessors check the tag and say which
 // argument is wrong when it is.
@@ -38,6 +53,20 @@ class KernelArgs {
   Result<ScalarType> scalar_type(size_t index) const;
   // Empty optional for None.
   Result<std::optional<ScalarType>> optional_scalar_type(size_t index) const;
+  // Empty optional for None.
+  Result<std::optional<int64_t>> optional_integer(size_t index) const;
+  // A schema `Scalar`: Bool, Int or Double, with its kind kept (type promotion depends on it).
+  Result<Scalar> scalar(size_t index) const;
+  // Empty optional for None.
+  Result<std::optional<Scalar>> optional_scalar(size_t index) const;
+  // `float[]?`: empty optional for None.
+  Result<std::optional<Span<const double>>> optional_double_list(size_t index) const;
+  // A String argument (e.g. div's rounding_mode, gelu's approximate); null for None.
+  Result<const char*> optional_string(size_t index) const;
+  // `Tensor[]`: every element a tensor with data.
+  Result<Span<Tensor* const>> tensor_list(size_t index) const;
+  // `Tensor?[]`: an element may be null (None).
+  Result<Span<Tensor* const>> optional_tensor_list(size_t index) const;
 
  private:
   Result<const EValue*> value(size_t index, EValueTag expected) const;

@@ -1,5 +1,6 @@
 // Reference kernels on hand-computed cases, and the errors they give for arguments that do not fit.
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "runtime/kernels/exp.h"
@@ -50,7 +51,7 @@ TEST(add_rejects_shapes_that_do_not_broadcast) {
   TestTensor out(ScalarType::kFloat, {2, 3});
   EValue alpha = int_value(1);
   EXPECT_ERROR(call(ops::add_out, {self.value(), other.value(), &alpha, out.value()}), Error::kKernelFailed,
-               "shapes [2, 3] and [2] do not broadcast");
+               "an input of shape [2] does not broadcast to the output's [2, 3]");
 }
 
 TEST(mul_broadcasts_a_scalar_tensor) {
@@ -61,12 +62,16 @@ TEST(mul_broadcasts_a_scalar_tensor) {
   EXPECT_TRUE(out.values<float>() == (std::vector<float>{2.f, -4.f, 6.f, -8.f}));
 }
 
-TEST(mul_rejects_mixed_dtypes) {
-  TestTensor self({2}, {1.f, 2.f});
-  TestTensor other({2}, std::initializer_list<int32_t>{1, 2});
+TEST(mul_promotes_mixed_dtypes_as_pytorch_does) {
+  TestTensor self({2}, {1.5f, 2.f});
+  TestTensor other({2}, std::initializer_list<int32_t>{2, 3});
   TestTensor out(ScalarType::kFloat, {2});
-  EXPECT_ERROR(call(ops::mul_out, {self.value(), other.value(), out.value()}), Error::kKernelFailed,
-               "other is int32 but self is float32");
+  EXPECT_OK(call(ops::mul_out, {self.value(), other.value(), out.value()}));
+  EXPECT_TRUE(out.values<float>() == (std::vector<float>{3.f, 6.f}));
+  // A float result cannot be written to an integer out.
+  TestTensor int_out(ScalarType::kInt, {2});
+  EXPECT_ERROR(call(ops::mul_out, {self.value(), other.value(), int_out.value()}), Error::kKernelFailed,
+               "the result is float32 and cannot be written to out, which is int32");
 }
 
 TEST(relu_zeroes_negatives) {
@@ -313,6 +318,77 @@ TEST(kernels_refuse_to_write_program_constants) {
   TestTensor out(ScalarType::kFloat, {1});
   out.tensor().is_constant = true;
   EXPECT_ERROR(call(ops::relu_out, {self.value(), out.value()}), Error::kInvalidProgram, "holds a program constant");
+}
+
+TEST(reference_kernels_fit_the_registry_and_are_sorted_by_name) {
+  KernelRegistry registry;
+  EXPECT_OK(register_reference_kernels(registry));
+  const Span<const Kernel> kernels = reference_kernels();
+  EXPECT_TRUE(kernels.size() > 90);
+  for (size_t i = 1; i < kernels.size(); ++i) EXPECT_TRUE(std::strcmp(kernels[i - 1].name, kernels[i].name) < 0);
+}
+
+TEST(kernels_name_a_dtype_they_do_not_take) {
+  TestTensor self({2}, {true, false});
+  TestTensor out(ScalarType::kBool, {2});
+  EXPECT_ERROR(call(ops::neg_out, {self.value(), out.value()}), Error::kNotSupported,
+               "self is bool; this kernel takes float32 and the integer dtypes");
+}
+
+TEST(index_kernels_reject_out_of_range_and_non_integer_indices) {
+  TestTensor self({2, 2}, {1.f, 2.f, 3.f, 4.f});
+  EValue dim = int_value(0);
+  TestTensor index({1}, std::initializer_list<int64_t>{2});
+  TestTensor out(ScalarType::kFloat, {1, 2});
+  EXPECT_ERROR(call(ops::index_select_out, {self.value(), &dim, index.value(), out.value()}), Error::kKernelFailed,
+               "index 2 is out of range for dim 0 of [2, 2]");
+  TestTensor float_index({1}, {0.f});
+  EXPECT_ERROR(call(ops::index_select_out, {self.value(), &dim, float_index.value(), out.value()}),
+               Error::kKernelFailed, "index is float32; indices are int64 or int32");
+}
+
+TEST(index_tensor_picks_rows_and_refuses_masks) {
+  TestTensor self({3, 2}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f});
+  TestTensor rows({2}, std::initializer_list<int64_t>{2, -3});
+  Tensor* indices[] = {&rows.tensor()};
+  EValue list;
+  list.tag = EValueTag::kOptionalTensorList;
+  list.payload.list = {indices, 1};
+  TestTensor out(ScalarType::kFloat, {2, 2});
+  EXPECT_OK(call(ops::index_tensor_out, {self.value(), &list, out.value()}));
+  EXPECT_TRUE(out.values<float>() == (std::vector<float>{5.f, 6.f, 1.f, 2.f}));
+  TestTensor mask({3}, {true, false, true});
+  indices[0] = &mask.tensor();
+  EXPECT_ERROR(call(ops::index_tensor_out, {self.value(), &list, out.value()}), Error::kNotSupported,
+               "masks give data-dependent shapes");
+}
+
+TEST(cat_checks_that_inputs_fill_out) {
+  TestTensor a({1, 2}, {1.f, 2.f});
+  TestTensor b({1, 3}, {3.f, 4.f, 5.f});
+  Tensor* tensors[] = {&a.tensor(), &b.tensor()};
+  EValue list;
+  list.tag = EValueTag::kTensorList;
+  list.payload.list = {tensors, 2};
+  EValue dim = int_value(1);
+  TestTensor out(ScalarType::kFloat, {1, 5});
+  EXPECT_OK(call(ops::cat_out, {&list, &dim, out.value()}));
+  EXPECT_TRUE(out.values<float>() == (std::vector<float>{1.f, 2.f, 3.f, 4.f, 5.f}));
+  EValue rows = int_value(0);
+  EXPECT_ERROR(call(ops::cat_out, {&list, &rows, out.value()}), Error::kKernelFailed,
+               "a cat input of shape [1, 2] does not fit out [1, 5] along dim 0");
+}
+
+TEST(integer_floor_division_follows_python_and_refuses_zero) {
+  TestTensor a({4}, std::initializer_list<int64_t>{7, -7, 7, 1});
+  TestTensor b({4}, std::initializer_list<int64_t>{2, 2, -2, 0});
+  TestTensor out(ScalarType::kLong, {4});
+  EValue floor_mode;
+  floor_mode.tag = EValueTag::kString;
+  floor_mode.payload.list = {"floor", 5};
+  EXPECT_ERROR(call(ops::div_out_mode, {a.value(), b.value(), &floor_mode, out.value()}), Error::kKernelFailed,
+               "integer division by zero");
+  EXPECT_TRUE((out.values<int64_t>() == std::vector<int64_t>{3, -4, -4, 0}));
 }
 
 }  // namespace

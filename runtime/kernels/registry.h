@@ -11,7 +11,8 @@ namespace pte {
 
 class KernelRegistry {
  public:
-  static constexpr size_t kCapacity = 64;
+  // Room for every reference kernel (about 90) and a target's own.
+  static constexpr size_t kCapacity = 160;
 
   // Fails on a duplicate name or a full table.
   Status add(const Kernel& kernel);

@@ -30,4 +30,16 @@ void strided_copy(const void* source, void* destination, size_t element_size, Sp
   }
 }
 
+Strides strides_of(const Tensor& tensor) {
+  Strides strides;
+  for (uint32_t dim = 0; dim < tensor.rank; ++dim) strides.values[dim] = tensor.strides[dim];
+  return strides;
+}
+
+void copy_layout(const Tensor& source, Tensor& destination) {
+  strided_copy(source.data, destination.data, element_size(source.scalar_type),
+               Span<const int32_t>(source.sizes, source.rank), strides_of(source).span(source.rank),
+               strides_of(destination).span(destination.rank));
+}
+
 }  // namespace pte

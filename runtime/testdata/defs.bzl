@@ -22,8 +22,7 @@ pte_test_programs = rule(
 """,
     attrs = {
         "programs": attr.string_list(
-            mandatory = True,
-            doc = "Program names, as the generator knows them.",
+            doc = "Program names, as the generator knows them; empty for every program it knows.",
         ),
         "generator": attr.label(
             mandatory = True,

@@ -1,0 +1,17 @@
+// aten::reciprocal.out(Tensor self, *, Tensor(a!) out): any real or bool self, float32 out.
+// 1.0 / x with a double 1.0, as ExecuTorch writes it: the quotient is rounded to double, then to float.
+#include "runtime/kernels/elementwise.h"
+#include "runtime/kernels/ops/ops.h"
+
+namespace pte {
+namespace ops {
+namespace {
+
+float reciprocal_of(float x) { return static_cast<float>(1.0 / x); }
+
+}  // namespace
+
+Status reciprocal_out(const KernelArgs& args) { return float_unary_out(args, reciprocal_of); }
+
+}  // namespace ops
+}  // namespace pte
