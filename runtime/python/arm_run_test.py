@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from arm import run
-from arm.run.__main__ import EXIT_BAD_INPUT, main
+from arm.run import EXIT_BAD_INPUT, main
 
 WORKSPACE = pathlib.Path(os.path.abspath(__file__)).parents[2]
 MODELS = WORKSPACE / "models"

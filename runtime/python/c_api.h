@@ -1,4 +1,4 @@
-/* The .pte runtime as a C library for Python (ctypes, arm/run/binding.py) and other hosts without C++:
+/* The .pte runtime as a C library for Python (ctypes, arm/host_runtime/binding.py) and other hosts without C++:
  * load a program, set inputs, execute, read outputs. Ethos-U delegates run on the functional NPU model
  * (runtime/npu_model) of the configuration their command stream names; delegates the C++ runtime has no
  * backend for (VGF, TOSA) run through callbacks the caller registers by delegate id.

@@ -8,7 +8,7 @@ ExecuTorch's portable kernels (a float32 inverse scale, ties to even), and each 
 TOSA) with the TOSA reference model on the partition's TOSA graph (arm_pte writes it beside the .pte).
 Firmware that runs the program with the NPU model, and the host runtime with Ethos-U delegates on the NPU
 model or VGF delegates on lavapipe, must reproduce these outputs exactly (runtime/firmware,
-runtime/runner, arm/run).
+runtime/runner, arm/run.py).
 """
 
 from __future__ import annotations

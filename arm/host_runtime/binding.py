@@ -55,7 +55,7 @@ class LoadOptions(ctypes.Structure):
 def library_path() -> Path:
     if override := os.environ.get(LIBRARY_ENV):
         return Path(override)
-    # Under Bazel this file sits at <runfiles>/<workspace>/arm/run/, next to runtime/.
+    # Under Bazel this file sits at <runfiles>/<workspace>/arm/host_runtime/, next to runtime/.
     candidate = Path(os.path.abspath(__file__)).parents[2] / _LIBRARY_RUNFILES_PATH
     if candidate.exists():
         return candidate

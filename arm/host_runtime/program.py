@@ -6,7 +6,7 @@
 
 CPU ops run on the runtime's kernels, Ethos-U delegates on the functional NPU model of the configuration
 each command stream was compiled for (bit for bit what the NPU computes), VGF delegates on Vulkan
-(lavapipe) and TOSA delegates on the TOSA reference model (arm/run/host_delegates.py).
+(lavapipe) and TOSA delegates on the TOSA reference model (arm/host_runtime/host_delegates.py).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
-from arm.run import binding
-from arm.run.host_delegates import HostBackend, HostDelegateError, default_host_backends
+from arm.host_runtime import binding
+from arm.host_runtime.host_delegates import HostBackend, HostDelegateError, default_host_backends
 
 # ExecuTorch ScalarType codes (runtime/core/scalar_type.h) -> numpy.
 _NUMPY_TYPES = {

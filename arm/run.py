@@ -1,4 +1,8 @@
-"""Command line: run a .pte on the host through our C++ runtime, .npy files in and out.
+"""Run a .pte on the host through our C++ runtime, from Python or the command line.
+
+    from arm import run
+    with run.load("model.pte") as program:
+        outputs = program.run([x])       # numpy arrays or torch tensors in, numpy arrays out
 
     python -m arm.run model.pte --input x.npy [--input y.npy ...] [--output-dir out/]
     python -m arm.run model.pte --random-inputs [--output-dir out/]
@@ -20,14 +24,16 @@ import sys
 from pathlib import Path
 
 if __name__ == "__main__":
-    # Run as a script (Bazel's py_binary does), Python puts arm/run/ first on sys.path; nothing there
-    # may shadow a top-level package, so drop it before importing.
+    # Run as a script (Bazel's py_binary does), Python puts arm/ itself first on sys.path, where
+    # arm/ethosu/ would hide Vela's top-level ``ethosu`` package. Drop that entry before importing.
     _SCRIPT_DIR = Path(__file__).resolve().parent
     sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _SCRIPT_DIR]
 
 import numpy as np  # noqa: E402
 
-from arm.run.program import RuntimeRunError, TensorSpec, load  # noqa: E402
+from arm.host_runtime.program import Program, RuntimeRunError, TensorSpec, load  # noqa: E402
+
+__all__ = ["Program", "RuntimeRunError", "TensorSpec", "load", "main"]
 
 EXIT_BAD_INPUT = 2
 EXIT_RUN_FAILED = 1
