@@ -11,7 +11,7 @@
 #                                                    finding (libFuzzer -fork=1 -ignore_crashes=1) and
 #                                                    keeps its corpus in $FUZZ_WORK across runs
 #   tools/fuzz/run.sh SECONDS                        the same as --seconds SECONDS
-#   --fuzzer NAME (repeatable) limits the run to pte_loader or bin_stream.
+#   --fuzzer NAME (repeatable) limits the run to pte_loader, bin_stream or npu_model.
 #
 # Exits 1 when a regression input fails again or a fuzzer finds a crash; reproducers are kept under
 # $FUZZ_WORK/<fuzzer>.artifacts/. A time-bounded run explores as far as the machine's speed allows, so it
@@ -26,7 +26,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # Executions per fuzzer in CI: a fixed count, not a time, so a faster or idler machine does not explore
 # further and find an old bug by chance.
-declare -A CI_RUNS=([pte_loader]=60000 [bin_stream]=600000)
+declare -A CI_RUNS=([pte_loader]=60000 [bin_stream]=600000 [npu_model]=10000)
 
 ci=0
 runs=""
@@ -50,7 +50,7 @@ if [[ $ci -eq 0 && -z "$runs" && -z "$seconds" ]]; then
   echo "fuzz: give --ci, --runs N (both deterministic) or --seconds S" >&2
   exit 2
 fi
-[[ ${#fuzzers[@]} -gt 0 ]] || fuzzers=(pte_loader bin_stream)
+[[ ${#fuzzers[@]} -gt 0 ]] || fuzzers=(pte_loader bin_stream npu_model)
 
 work="${FUZZ_WORK:-/tmp/pte_fuzz}"
 clang="${CLANG:-clang++-14}"
@@ -67,8 +67,10 @@ fi
 bin="$("${bazel[@]}" info bazel-bin)"
 flatbuffers="$("${bazel[@]}" info output_base)/external/python_venv/venv/lib/python3.11/site-packages/include"
 
-# The runtime as the device builds it (no runner, firmware or test files), plus the fake NPU.
-mapfile -t sources < <(find runtime/core runtime/kernels runtime/delegate -name '*.cc' ! -name '*_test.cc' | sort)
+# The runtime as the device builds it (no runner, firmware or test files), plus the fake NPU and the
+# functional NPU model (which host runners run every Ethos-U stream on).
+mapfile -t sources < <(find runtime/core runtime/kernels runtime/delegate runtime/npu_model -name '*.cc' \
+  ! -name '*_test.cc' ! -name 'c_api.cc' | sort)
 sources+=(runtime/runner/host_files.cc)
 flags=(-std=c++17 -fno-exceptions -fno-rtti -ffp-contract=off -O1 -g -I. -I"$bin" -isystem "$flatbuffers"
   -fsanitize=address,undefined -fno-sanitize-recover=undefined)
@@ -82,7 +84,7 @@ for source in "${sources[@]}"; do
 done
 
 # Seeds: every test program, and the Ethos-U delegate blob cut out of the Ethos-U program.
-mkdir -p "$work/seeds/pte_loader" "$work/seeds/bin_stream"
+mkdir -p "$work/seeds/pte_loader" "$work/seeds/bin_stream" "$work/seeds/npu_model"
 cp "$bin"/runtime/testdata/float_programs/*.pte "$bin"/runtime/testdata/quantized_programs/*.pte \
   "$bin"/runtime/testdata/tiny_conv_u55.pte "$work/seeds/pte_loader/"
 python3 - "$bin/runtime/testdata/tiny_conv_u55.pte" "$work/seeds/bin_stream/tiny_conv_u55.bin" <<'EOF'
@@ -92,6 +94,7 @@ start = data.index(b"vela_bin_stream\0")
 end = data.index(b"vela_end_stream\0") + 32
 open(sys.argv[2], "wb").write(data[start:end])
 EOF
+cp "$work/seeds/bin_stream/tiny_conv_u55.bin" "$work/seeds/npu_model/"
 
 status=0
 for fuzzer in "${fuzzers[@]}"; do
