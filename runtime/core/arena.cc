@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 
 namespace pte {
@@ -10,7 +11,7 @@ Result<void*> BumpArena::allocate(size_t size, size_t alignment, const char* wha
   const uintptr_t address = reinterpret_cast<uintptr_t>(base_) + used_;
   const size_t padding = (alignment - address % alignment) % alignment;
   const size_t available = capacity_ - used_;
-  if (padding > available || size > available - padding) {
+  if (!range_within(padding, size, available)) {
     // A lower bound: later allocations of the same load come on top of it.
     return Status::failure(Error::kArenaTooSmall,
                            "runtime arena too small: %s needs %lu bytes at offset %lu, the arena has %lu "

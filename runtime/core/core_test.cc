@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runtime/core/arena.h"
+#include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 #include "runtime/core/extended_header.h"
 #include "runtime/core/tensor.h"
@@ -69,10 +70,48 @@ TEST(strides_follow_the_dim_order) {
   const uint8_t contiguous[] = {0, 1, 2, 3};
   const uint8_t channels_last[] = {0, 2, 3, 1};
   int32_t strides[4];
-  compute_strides(Span<const int32_t>(sizes), Span<const uint8_t>(contiguous), Span<int32_t>(strides));
+  EXPECT_OK(compute_strides(Span<const int32_t>(sizes), Span<const uint8_t>(contiguous), Span<int32_t>(strides)));
   EXPECT_TRUE(strides[0] == 60 && strides[1] == 20 && strides[2] == 5 && strides[3] == 1);
-  compute_strides(Span<const int32_t>(sizes), Span<const uint8_t>(channels_last), Span<int32_t>(strides));
+  EXPECT_OK(compute_strides(Span<const int32_t>(sizes), Span<const uint8_t>(channels_last), Span<int32_t>(strides)));
   EXPECT_TRUE(strides[0] == 60 && strides[1] == 1 && strides[2] == 15 && strides[3] == 3);
+}
+
+// ExecuTorch's rule: a zero-sized dim counts as 1 for the strides of the dims outside it.
+TEST(strides_step_over_a_zero_sized_dim) {
+  const int32_t sizes[] = {2, 0, 4};
+  const uint8_t contiguous[] = {0, 1, 2};
+  int32_t strides[3];
+  EXPECT_OK(compute_strides(Span<const int32_t>(sizes), Span<const uint8_t>(contiguous), Span<int32_t>(strides)));
+  EXPECT_TRUE(strides[0] == 4 && strides[1] == 4 && strides[2] == 1);
+}
+
+// The fuzzer's find (regressions/pte_loader/pte_loader_ubsan_tensor_strides.pte): a zero-sized dim hid a
+// 16 * 1107296256 stride product from the element count, and the stride arithmetic overflowed int32.
+TEST(strides_that_overflow_int32_are_an_error) {
+  const int32_t sizes[] = {0, 1107296256, 16};
+  const uint8_t contiguous[] = {0, 1, 2};
+  int32_t strides[3];
+  EXPECT_ERROR(compute_strides(Span<const int32_t>(sizes), Span<const uint8_t>(contiguous), Span<int32_t>(strides)),
+               Error::kInvalidProgram, "the strides of shape [0, 1107296256, 16] overflow int32");
+}
+
+TEST(checked_math_refuses_what_does_not_fit) {
+  int32_t product = 0;
+  EXPECT_TRUE(checked_mul<int32_t>(46340, 46340, &product) && product == 2147395600);
+  EXPECT_TRUE(!checked_mul<int32_t>(16, 1107296256, &product));
+  uint32_t sum = 0;
+  EXPECT_TRUE(!checked_add<uint32_t>(0xFFFFFFF0u, 0x10u, &sum));
+  EXPECT_TRUE(checked_add<uint32_t>(0xFFFFFFF0u, 0xFu, &sum) && sum == 0xFFFFFFFFu);
+  size_t size = 0;
+  EXPECT_TRUE(!checked_cast<size_t>(int64_t{-1}, &size));
+  uint32_t narrow = 0;
+  EXPECT_TRUE(!checked_cast<uint32_t>(uint64_t{1} << 32, &narrow));
+  EXPECT_TRUE(checked_cast<uint32_t>(uint64_t{7}, &narrow) && narrow == 7);
+  EXPECT_TRUE(range_within(4, 4, 8) && !range_within(5, 4, 8) && !range_within(9, 0, 8));
+  EXPECT_TRUE(!range_within(UINT64_MAX, 2, UINT64_MAX));
+  size_t aligned = 0;
+  EXPECT_TRUE(checked_align_up(17, 16, &aligned) && aligned == 32);
+  EXPECT_TRUE(!checked_align_up(SIZE_MAX - 3, 16, &aligned));
 }
 
 std::vector<uint8_t> header_bytes(uint32_t length, uint64_t program_size, uint64_t segment_base, uint64_t segment_size,

@@ -1,5 +1,6 @@
 #include "runtime/core/planned_memory.h"
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 #include "runtime/core/program.h"
 #include "runtime/schema/program_generated.h"
@@ -41,7 +42,7 @@ Result<uint8_t*> PlannedMemory::locate(const executorch_flatbuffer::AllocationDe
   const uint64_t offset =
       (static_cast<uint64_t>(allocation.memory_offset_high()) << 32) | allocation.memory_offset_low();
   const uint64_t buffer_size = static_cast<uint64_t>(sizes->Get(id));
-  if (offset > buffer_size || nbytes > buffer_size - offset) {
+  if (!range_within(offset, nbytes, buffer_size)) {
     return Status::failure(Error::kInvalidProgram,
                            "planned at [%s, +%lu) in memory_id %lu, beyond the buffer's %s bytes",
                            DecimalText(offset).c_str(), as_ulong(nbytes), as_ulong(id), DecimalText(buffer_size).c_str());

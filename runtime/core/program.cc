@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 #include "runtime/core/extended_header.h"
 #include "runtime/schema/program_generated.h"
@@ -35,7 +36,7 @@ Status check_segments(const fb::Program& program, const ExtendedHeader& header, 
     const fb::DataSegment* segment = segments->Get(i);
     const uint64_t offset = segment->offset();
     const uint64_t size = segment->size();
-    if (offset > available || size > available - offset) {
+    if (!range_within(offset, size, available)) {
       return Status::failure(Error::kInvalidProgram,
                              "truncated .pte: segment %lu spans bytes [%s, +%s) of a %s-byte segment area%s",
                              as_ulong(i), DecimalText(offset).c_str(), DecimalText(size).c_str(),
@@ -207,7 +208,7 @@ Result<const uint8_t*> Program::constant_data(uint32_t data_buffer_idx, size_t n
   }
   PTE_ASSIGN_OR_RETURN(const Span<const uint8_t> segment, this->segment(constant_segment->segment_index()));
   const uint64_t offset = offsets->Get(data_buffer_idx);
-  if (offset > segment.size() || nbytes > segment.size() - offset) {
+  if (!range_within(offset, nbytes, segment.size())) {
     return Status::failure(Error::kInvalidProgram,
                            "constant %lu (%lu bytes at offset %s) lies outside the %lu-byte constant segment",
                            as_ulong(data_buffer_idx), as_ulong(nbytes), DecimalText(offset).c_str(),
@@ -231,7 +232,7 @@ Result<const uint8_t*> Program::mutable_initial_data(uint64_t segments_index, ui
   }
   PTE_ASSIGN_OR_RETURN(const Span<const uint8_t> segment, this->segment(table->segment_index()));
   const uint64_t offset = offsets->Get(data_buffer_idx);
-  if (offset > segment.size() || nbytes > segment.size() - offset) {
+  if (!range_within(offset, nbytes, segment.size())) {
     return Status::failure(Error::kInvalidProgram, "mutable tensor data %lu lies outside its segment",
                            as_ulong(data_buffer_idx));
   }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "runtime/core/checked_math.h"
+
 namespace pte {
 
 bool Tensor::has_default_dim_order() const {
@@ -19,13 +21,18 @@ bool Tensor::same_shape(const Tensor& other) const {
   return true;
 }
 
-void compute_strides(Span<const int32_t> sizes, Span<const uint8_t> dim_order, Span<int32_t> strides) {
+Status compute_strides(Span<const int32_t> sizes, Span<const uint8_t> dim_order, Span<int32_t> strides) {
   int32_t stride = 1;
   for (size_t position = dim_order.size(); position > 0; --position) {
     const uint8_t dim = dim_order[position - 1];
     strides[dim] = stride;
-    stride *= sizes[dim];
+    // A zero-sized dim makes numel 0 but not the strides of the dims outside it: they still multiply.
+    if (sizes[dim] < 0 || !checked_mul(stride, sizes[dim] == 0 ? 1 : sizes[dim], &stride)) {
+      return Status::failure(Error::kInvalidProgram, "the strides of shape %s overflow int32",
+                             ShapeText(sizes).c_str());
+    }
   }
+  return Status();
 }
 
 namespace {

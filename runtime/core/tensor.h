@@ -7,6 +7,7 @@
 
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/span.h"
+#include "runtime/core/status.h"
 
 namespace pte {
 
@@ -38,7 +39,8 @@ struct Tensor {
 };
 
 // Writes the row-major-in-dim-order strides of `sizes` into `strides` (all spans of length rank).
-void compute_strides(Span<const int32_t> sizes, Span<const uint8_t> dim_order, Span<int32_t> strides);
+// kInvalidProgram when a size is negative or a stride does not fit in int32.
+Status compute_strides(Span<const int32_t> sizes, Span<const uint8_t> dim_order, Span<int32_t> strides);
 
 // "[2, 3, 4]": a tensor's shape for error messages.
 class ShapeText {

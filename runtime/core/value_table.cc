@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 #include "runtime/schema/program_generated.h"
 
@@ -29,7 +30,10 @@ Result<TensorShape> read_shape(const fb::Tensor& serialized) {
                            as_ulong(dim_order ? dim_order->size() : 0), as_ulong(rank));
   }
   bool seen[kMaxRank] = {};
-  size_t numel = 1;
+  // numel, and the product of the sizes with zeros counted as ones: the largest stride times its size.
+  // Strides are int32, so that product must fit too, even when a zero-sized dim makes numel 0.
+  int32_t numel = 1;
+  int32_t extent = 1;
   for (uint32_t dim = 0; dim < rank; ++dim) {
     const uint8_t order = dim_order->Get(dim);
     if (order >= rank || seen[order]) {
@@ -38,14 +42,17 @@ Result<TensorShape> read_shape(const fb::Tensor& serialized) {
     }
     seen[order] = true;
     const int32_t size = sizes->Get(dim);
-    // Strides are int32, so numel must fit too.
-    if (size < 0 || (size != 0 && numel > static_cast<size_t>(INT32_MAX) / static_cast<size_t>(size))) {
-      return Status::failure(Error::kInvalidProgram, "size %ld of dim %lu is negative or overflows",
+    if (size < 0) {
+      return Status::failure(Error::kInvalidProgram, "size %ld of dim %lu is negative", static_cast<long>(size),
+                             as_ulong(dim));
+    }
+    if (!checked_mul(numel, size, &numel) || !checked_mul(extent, size == 0 ? 1 : size, &extent)) {
+      return Status::failure(Error::kInvalidProgram, "size %ld of dim %lu: the shape's strides overflow int32",
                              static_cast<long>(size), as_ulong(dim));
     }
-    numel *= static_cast<size_t>(size);
   }
-  return TensorShape{sizes ? sizes->data() : nullptr, dim_order ? dim_order->data() : nullptr, rank, numel};
+  return TensorShape{sizes ? sizes->data() : nullptr, dim_order ? dim_order->data() : nullptr, rank,
+                     static_cast<size_t>(numel)};
 }
 
 Status check_supported_layout(const fb::Tensor& serialized) {
@@ -108,22 +115,23 @@ Result<Tensor*> load_tensor(const fb::Tensor& serialized, const Program& program
   PTE_ASSIGN_OR_RETURN(const TensorShape shape, read_shape(serialized));
   // On 32-bit targets a corrupt size could wrap the byte count to something small that then passes the
   // bounds checks.
-  if (shape.numel > SIZE_MAX / element_bytes) {
+  size_t nbytes = 0;
+  if (!checked_mul(shape.numel, element_bytes, &nbytes)) {
     return Status::failure(Error::kInvalidProgram, "%lu elements of %lu bytes overflow the address space",
                            as_ulong(shape.numel), as_ulong(element_bytes));
   }
 
   PTE_ASSIGN_OR_RETURN(Tensor * tensor, arena.allocate_array<Tensor>(1, "tensor"));
   PTE_ASSIGN_OR_RETURN(int32_t * strides, arena.allocate_array<int32_t>(shape.rank, "tensor strides"));
-  compute_strides(Span<const int32_t>(shape.sizes, shape.rank), Span<const uint8_t>(shape.dim_order, shape.rank),
-                  Span<int32_t>(strides, shape.rank));
+  PTE_RETURN_IF_ERROR(compute_strides(Span<const int32_t>(shape.sizes, shape.rank),
+                                      Span<const uint8_t>(shape.dim_order, shape.rank), Span<int32_t>(strides, shape.rank)));
   tensor->scalar_type = type;
   tensor->rank = shape.rank;
   tensor->sizes = shape.sizes;
   tensor->dim_order = shape.dim_order;
   tensor->strides = strides;
   tensor->numel = shape.numel;
-  tensor->nbytes = shape.numel * element_bytes;
+  tensor->nbytes = nbytes;
   PTE_ASSIGN_OR_RETURN(tensor->data, bind_data(serialized, tensor->nbytes, program, planned, &tensor->is_constant));
   if (tensor->data != nullptr) PTE_RETURN_IF_ERROR(check_alignment(tensor->data, element_bytes));
   return tensor;

@@ -50,5 +50,15 @@ TEST(an_endless_jump_loop_is_stopped) {
                "instructions run without reaching the chain's end; a jump loops forever");
 }
 
+// A tensor sized [..., 0, ..., 1107296256, 16]: the zero made numel 0, so the size check passed, and the
+// stride product 16 * 1107296256 overflowed int32 (UBSan: signed integer overflow in compute_strides; CI's
+// 60-second fuzz run found it). Sizes and strides are now multiplied with overflow checks.
+TEST(a_tensor_whose_strides_overflow_int32_is_refused_at_method_load) {
+  testing::MethodHarness harness(
+      testing::read_test_file(kRegressions + std::string("pte_loader_ubsan_tensor_strides.pte")));
+  ASSERT_OK_AND_ASSIGN(const Program program, Program::load(harness.bytes()));
+  EXPECT_ERROR(harness.load(program), Error::kInvalidProgram, "the shape's strides overflow int32");
+}
+
 }  // namespace
 }  // namespace pte

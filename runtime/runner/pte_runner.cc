@@ -1,27 +1,31 @@
 // pte_runner: loads a .pte, feeds it inputs from .npy (or raw) files, runs its method once and writes
-// each output as output<i>.npy. Prints how much of the runtime arena and planned memory the method
-// used: the numbers to size a device build's arenas with. With --expected-output (one per output, in order)
-// it also checks the outputs bit for bit against those .npy files.
+// each output as output<i>.npy. Ethos-U delegates run on the functional NPU model (runtime/npu_model) of
+// the configuration their command stream was compiled for: no NPU driver can be attached on a Linux host,
+// so a U55 or U85 program runs end to end here, bit for bit as the device computes it. Prints how much of
+// the runtime arena and planned memory the method used: the numbers to size a device build's arenas with.
+// With --expected-output (one per output, in order) it also checks the outputs bit for bit against those
+// .npy files.
 //
 //   pte_runner --model m.pte --input x.npy [--input y.raw ...] [--output-dir DIR] [--method forward]
+//              [--npu model|driver|none] [--npu-work-bytes N]
 //              [--runtime-arena-bytes N] [--planned-buffer-bytes N] [--expected-output e.npy ...]
 //
+// Flags take their value as the next argument or after '=' (--npu=model).
 // Exit status: 0 on success, 1 when the runtime reports an error (printed with its code), 2 on usage errors,
 // 3 when an output differs from its expected file.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "runtime/core/decimal_text.h"
 #include "runtime/core/method.h"
-#include "runtime/core/program.h"
-#include "runtime/delegate/backend_registry.h"
-#include "runtime/delegate/ethosu/ethosu_backend.h"
-#include "runtime/kernels/reference_kernels.h"
 #include "runtime/runner/expected_output.h"
 #include "runtime/runner/host_files.h"
+#include "runtime/runner/host_program.h"
 #include "runtime/runner/npy.h"
 
 namespace pte {
@@ -29,41 +33,79 @@ namespace {
 
 struct Options {
   std::string model;
-  std::string method = "forward";
   std::vector<std::string> inputs;
   std::vector<std::string> expected_outputs;
   std::string output_dir = ".";
-  size_t runtime_arena_bytes = 1 << 20;
-  // When set, every planned buffer gets this many bytes instead of what the method asks for.
-  long planned_buffer_bytes = -1;
+  HostProgramOptions program;
 };
 
 constexpr const char* kUsage =
     "usage: pte_runner --model FILE.pte [--input FILE.npy|FILE.raw]... [--output-dir DIR] [--method NAME]\n"
-    "                  [--runtime-arena-bytes N] [--planned-buffer-bytes N] [--expected-output FILE.npy]...\n";
+    "                  [--npu model|driver|none] [--npu-work-bytes N]\n"
+    "                  [--runtime-arena-bytes N] [--planned-buffer-bytes N] [--expected-output FILE.npy]...\n"
+    "  --npu: where Ethos-U delegates run: 'model' (default; the functional NPU model of the configuration\n"
+    "         each command stream was compiled for), 'driver' (a real NPU; none on a Linux host) or 'none'\n";
+
+// A byte count: decimal digits only, so that "1M" or "-1" is a usage error rather than a surprise.
+bool parse_count(const char* text, size_t* count) {
+  if (*text == '\0') return false;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*end != '\0' || text[0] == '-' || value > SIZE_MAX) return false;
+  *count = static_cast<size_t>(value);
+  return true;
+}
+
+// Applies one flag; false (with the reason on stderr) when the flag or its value is unknown.
+bool apply_flag(const std::string& flag, const char* value, Options* options) {
+  size_t count = 0;
+  if (flag == "--model") {
+    options->model = value;
+  } else if (flag == "--method") {
+    options->program.method = value;
+  } else if (flag == "--input") {
+    options->inputs.push_back(value);
+  } else if (flag == "--expected-output") {
+    options->expected_outputs.push_back(value);
+  } else if (flag == "--output-dir") {
+    options->output_dir = value;
+  } else if (flag == "--npu") {
+    if (!parse_npu_choice(value, &options->program.npu)) {
+      std::fprintf(stderr, "error: --npu must be model, driver or none, not '%s'\n", value);
+      return false;
+    }
+  } else if (flag == "--npu-work-bytes" || flag == "--runtime-arena-bytes" || flag == "--planned-buffer-bytes") {
+    if (!parse_count(value, &count)) {
+      std::fprintf(stderr, "error: %s wants a byte count, not '%s'\n", flag.c_str(), value);
+      return false;
+    }
+    if (flag == "--npu-work-bytes") options->program.npu_work_bytes = count;
+    if (flag == "--runtime-arena-bytes") options->program.runtime_arena_bytes = count;
+    if (flag == "--planned-buffer-bytes") options->program.planned_buffer_bytes = static_cast<long>(count);
+  } else {
+    std::fprintf(stderr, "error: unknown flag '%s'\n", flag.c_str());
+    return false;
+  }
+  return true;
+}
 
 bool parse_options(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) return false;
-    const char* value = argv[++i];
-    if (flag == "--model") {
-      options->model = value;
-    } else if (flag == "--method") {
-      options->method = value;
-    } else if (flag == "--input") {
-      options->inputs.push_back(value);
-    } else if (flag == "--expected-output") {
-      options->expected_outputs.push_back(value);
-    } else if (flag == "--output-dir") {
-      options->output_dir = value;
-    } else if (flag == "--runtime-arena-bytes") {
-      options->runtime_arena_bytes = std::strtoul(value, nullptr, 10);
-    } else if (flag == "--planned-buffer-bytes") {
-      options->planned_buffer_bytes = std::strtol(value, nullptr, 10);
+    std::string flag = argv[i];
+    const size_t equals = flag.find('=');
+    std::string inline_value;
+    const char* value = nullptr;
+    if (equals != std::string::npos) {
+      inline_value = flag.substr(equals + 1);
+      flag.resize(equals);
+      value = inline_value.c_str();
+    } else if (i + 1 < argc) {
+      value = argv[++i];
     } else {
+      std::fprintf(stderr, "error: %s needs a value\n", flag.c_str());
       return false;
     }
+    if (!apply_flag(flag, value, options)) return false;
   }
   return !options->model.empty();
 }
@@ -103,32 +145,12 @@ Result<bool> matches_expected(const Tensor& output, const std::string& path, siz
 // `outputs_match` says whether every output equals its --expected-output file (true when none is given).
 Status run(const Options& options, bool* outputs_match) {
   PTE_ASSIGN_OR_RETURN(const std::vector<uint8_t> file, read_file(options.model));
-  AlignedBuffer pte(Span<const uint8_t>(file.data(), file.size()));
-  PTE_ASSIGN_OR_RETURN(const Program program, Program::load(pte.span()));
-  PTE_ASSIGN_OR_RETURN(const MethodMeta meta, program.method_meta(options.method.c_str()));
-
-  std::vector<AlignedBuffer> planned_storage;
-  std::vector<Span<uint8_t>> planned;
-  for (size_t i = 0; i < meta.planned_buffer_count(); ++i) {
-    const size_t size = options.planned_buffer_bytes >= 0 ? static_cast<size_t>(options.planned_buffer_bytes)
-                                                          : meta.planned_buffer_size(i);
-    planned_storage.emplace_back(size);
-    planned.emplace_back(planned_storage.back().data(), size);
-  }
-  AlignedBuffer runtime_storage(options.runtime_arena_bytes);
-  BumpArena runtime_arena(runtime_storage.data(), options.runtime_arena_bytes);
-
-  KernelRegistry kernels;
-  PTE_RETURN_IF_ERROR(register_reference_kernels(kernels));
-  // No NPU on the host yet: Ethos-U delegates load (their blobs are checked) but cannot run.
-  ethosu::EthosUBackend ethos_u(nullptr);
-  BackendRegistry backends;
-  PTE_RETURN_IF_ERROR(backends.add(ethosu::EthosUBackend::kId, ethos_u));
-
-  const MethodMemory memory{runtime_arena, Span<const Span<uint8_t>>(planned.data(), planned.size())};
-  PTE_ASSIGN_OR_RETURN(Method method, Method::load(program, options.method.c_str(), memory, kernels, backends));
-  std::printf("runtime arena: %lu of %lu bytes used\n", as_ulong(runtime_arena.used()),
-              as_ulong(runtime_arena.capacity()));
+  PTE_ASSIGN_OR_RETURN(const std::unique_ptr<HostProgram> host,
+                       HostProgram::load(Span<const uint8_t>(file.data(), file.size()), options.program));
+  Method& method = host->method();
+  const MethodMeta& meta = host->meta();
+  std::printf("runtime arena: %lu of %lu bytes used\n", as_ulong(host->runtime_arena().used()),
+              as_ulong(host->runtime_arena().capacity()));
   for (size_t i = 0; i < meta.planned_buffer_count(); ++i) {
     std::printf("planned buffer %lu: %lu bytes\n", as_ulong(i), as_ulong(meta.planned_buffer_size(i)));
   }
@@ -143,6 +165,9 @@ Status run(const Options& options, bool* outputs_match) {
     PTE_RETURN_IF_ERROR(method.set_input(i, Span<const uint8_t>(bytes.data(), bytes.size())));
   }
   PTE_RETURN_IF_ERROR(method.execute());
+  if (const npu_model::NpuArchitecture* npu = host->npu_architecture()) {
+    std::printf("Ethos-U delegates ran on the functional model of an %s\n", npu->name);
+  }
   if (!options.expected_outputs.empty() && options.expected_outputs.size() != method.output_count()) {
     return Status::failure(Error::kInvalidArgument, "method '%s' has %lu outputs, %lu expected outputs given",
                            method.name(), as_ulong(method.output_count()), as_ulong(options.expected_outputs.size()));

@@ -1,5 +1,8 @@
 #include "runtime/testing/test_values.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace pte {
 namespace testing {
 
@@ -9,9 +12,14 @@ TestTensor::TestTensor(ScalarType type, std::initializer_list<int32_t> sizes, st
     for (size_t dim = 0; dim < sizes_.size(); ++dim) dim_order_.push_back(static_cast<uint8_t>(dim));
   }
   strides_.resize(sizes_.size());
-  compute_strides(Span<const int32_t>(sizes_.data(), sizes_.size()),
-                  Span<const uint8_t>(dim_order_.data(), dim_order_.size()),
-                  Span<int32_t>(strides_.data(), strides_.size()));
+  const Status strides = compute_strides(Span<const int32_t>(sizes_.data(), sizes_.size()),
+                                         Span<const uint8_t>(dim_order_.data(), dim_order_.size()),
+                                         Span<int32_t>(strides_.data(), strides_.size()));
+  // A test's shapes are constants in its source: one that overflows is a mistake in the test.
+  if (!strides.ok()) {
+    std::fprintf(stderr, "TestTensor: %s\n", strides.message());
+    std::abort();
+  }
   size_t numel = 1;
   for (int32_t size : sizes_) numel *= static_cast<size_t>(size);
   storage_.resize(numel * element_size(type) + 16);

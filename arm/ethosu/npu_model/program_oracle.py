@@ -4,9 +4,11 @@
 
 writes ``out/input<i>.npy`` (seeded uniform floats in [-1, 1)) and ``out/expected<i>.npy``: the program
 run instruction by instruction, its CPU ops (quantize/dequantize) in numpy with the float32 arithmetic of
-ExecuTorch's portable kernels (a float32 inverse scale, ties to even), and each Ethos-U delegate with the
-TOSA reference model on the partition's TOSA graph (arm_pte writes it beside the .pte). Firmware that
-runs the program with the NPU model must reproduce these outputs exactly (runtime/firmware).
+ExecuTorch's portable kernels (a float32 inverse scale, ties to even), and each delegate (Ethos-U, VGF or
+TOSA) with the TOSA reference model on the partition's TOSA graph (arm_pte writes it beside the .pte).
+Firmware that runs the program with the NPU model, and the host runtime with Ethos-U delegates on the NPU
+model or VGF delegates on lavapipe, must reproduce these outputs exactly (runtime/firmware,
+runtime/runner, arm/run.py).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ import numpy as np
 from executorch.exir._serialize._program import deserialize_pte_binary
 from executorch.exir.schema import Bool, DelegateCall, Double, ExecutionPlan, Int, KernelCall, Null, ScalarType, Tensor
 
-from arm.compile_spec import EthosUCompileSpec
+from arm.compile_spec import EthosUCompileSpec, TosaCompileSpec, VgfCompileSpec
 from arm.ethosu.npu_model.oracle import reference_outputs
-from arm.ethosu.npu_model.pte_delegates import load_ethos_u_delegates
+from arm.ethosu.npu_model.pte_delegates import partition_tosa_graphs
 
 _NUMPY_TYPES = {ScalarType.CHAR: np.int8, ScalarType.SHORT: np.int16, ScalarType.INT: np.int32, ScalarType.BYTE: np.uint8}
 
@@ -43,6 +45,9 @@ def _dequantize(args: list[object]) -> np.ndarray:
     return ((np.asarray(value).astype(np.int32) - zero_point).astype(np.float32) * np.float32(scale)).astype(np.float32)
 
 
+# Every one of these delegates is a partition lowered to TOSA, whose graph arm_pte writes beside the .pte.
+_TOSA_LOWERED_BACKENDS = {EthosUCompileSpec.backend_id, VgfCompileSpec.backend_id, TosaCompileSpec.backend_id}
+
 CPU_KERNELS: dict[str, CpuKernel] = {
     "quantized_decomposed::quantize_per_tensor.out": _quantize,
     "quantized_decomposed::dequantize_per_tensor.out": _dequantize,
@@ -55,9 +60,9 @@ class ProgramOracle:
     def __init__(self, pte_path: Path):
         self.plan: ExecutionPlan = deserialize_pte_binary(pte_path.read_bytes()).program.execution_plan[0]
         ids = [delegate.id for delegate in self.plan.delegates]
-        if any(backend != EthosUCompileSpec.backend_id for backend in ids):
-            raise ValueError(f"{pte_path.name}: only {EthosUCompileSpec.backend_id} delegates can be evaluated, got {ids}")
-        self.delegates = load_ethos_u_delegates(pte_path)
+        if any(backend not in _TOSA_LOWERED_BACKENDS for backend in ids):
+            raise ValueError(f"{pte_path.name}: only {sorted(_TOSA_LOWERED_BACKENDS)} delegates can be evaluated, got {ids}")
+        self.graphs = partition_tosa_graphs(pte_path, len(ids))
 
     def input_shapes(self) -> list[tuple[int, ...]]:
         return [tuple(self.plan.values[index].val.sizes) for index in self.plan.inputs]
@@ -75,11 +80,11 @@ class ProgramOracle:
                 args = [self._value(values, index) for index in call.args[:-2]]
                 values[call.args[-1]] = CPU_KERNELS[name](args)
             elif isinstance(call, DelegateCall):
-                delegate = self.delegates[delegate_number]
+                graph = self.graphs[delegate_number]
                 delegate_number += 1
-                count = len(delegate.tosa.inputs)
-                tosa_inputs = [np.asarray(values[index]).reshape(io.shape) for index, io in zip(call.args[:count], delegate.tosa.inputs)]
-                for index, output in zip(call.args[count:], reference_outputs(delegate.tosa, tosa_inputs), strict=True):
+                count = len(graph.inputs)
+                tosa_inputs = [np.asarray(values[index]).reshape(io.shape) for index, io in zip(call.args[:count], graph.inputs)]
+                for index, output in zip(call.args[count:], reference_outputs(graph, tosa_inputs), strict=True):
                     values[index] = np.ascontiguousarray(output).reshape(self.plan.values[index].val.sizes)
             else:
                 raise NotImplementedError(f"instruction {type(call).__name__} is not evaluated here")

@@ -61,22 +61,28 @@ def tosa_artifact(flatbuffer: bytes) -> TosaArtifact:
     )
 
 
+def partition_tosa_graphs(pte_path: Path, count: int) -> list[TosaArtifact]:
+    """The TOSA graphs of a .pte's first ``count`` partitions, from the .tosa files arm_pte wrote beside it."""
+    graphs = []
+    for index in range(count):
+        suffix = "" if index == 0 else f"_{index}"
+        tosa_path = pte_path.with_name(f"{pte_path.stem}{suffix}.tosa")
+        if not tosa_path.exists():
+            raise FileNotFoundError(
+                f"{pte_path.name} has {count} delegates but {tosa_path.name} is missing: arm_pte "
+                f"declares only partition 0's TOSA graph as an output"
+            )
+        graphs.append(tosa_artifact(tosa_path.read_bytes()))
+    return graphs
+
+
 def load_ethos_u_delegates(pte_path: Path) -> list[EthosUDelegate]:
     """Every Ethos-U delegate of ``pte_path`` with the TOSA graph arm_pte wrote beside it."""
     streams = ethos_u_bin_streams(pte_path.read_bytes())
     if not streams:
         raise ValueError(f"{pte_path} has no {EthosUCompileSpec.backend_id} delegate")
-    delegates = []
-    for index, stream in enumerate(streams):
-        suffix = "" if index == 0 else f"_{index}"
-        tosa_path = pte_path.with_name(f"{pte_path.stem}{suffix}.tosa")
-        if not tosa_path.exists():
-            raise FileNotFoundError(
-                f"{pte_path.name} has {len(streams)} Ethos-U delegates but {tosa_path.name} is missing: arm_pte "
-                f"declares only partition 0's TOSA graph as an output"
-            )
-        delegates.append(EthosUDelegate(index, tosa_artifact(tosa_path.read_bytes()), stream))
-    return delegates
+    graphs = partition_tosa_graphs(pte_path, len(streams))
+    return [EthosUDelegate(index, graph, stream) for index, (graph, stream) in enumerate(zip(graphs, streams))]
 
 
 def random_integer_inputs(tosa: TosaArtifact, rng: np.random.Generator) -> list[np.ndarray]:

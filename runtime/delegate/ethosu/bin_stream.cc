@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 
 namespace pte {
@@ -35,8 +36,6 @@ int32_t read_i32(const uint8_t* bytes) {
   return value;
 }
 
-size_t padded(size_t length) { return (length + kAlignment - 1) / kAlignment * kAlignment; }
-
 Status read_block(Span<const uint8_t> blob, size_t offset, const char* expected_name, Span<const uint8_t>* data,
                   size_t* next) {
   if (blob.size() - offset < kBlockHeaderSize) {
@@ -59,13 +58,14 @@ Status read_block(Span<const uint8_t> blob, size_t offset, const char* expected_
   }
   const size_t start = offset + kBlockHeaderSize;
   const size_t available = blob.size() - start;
-  if (length > available || padded(length) > available) {
+  size_t padded_length = 0;
+  if (!checked_align_up(length, kAlignment, &padded_length) || padded_length > available) {
     return Status::failure(Error::kInvalidDelegateBlob,
-                           "truncated: block '%s' at offset %lu declares %lu bytes (padded %lu), %lu remain", name,
-                           as_ulong(offset), as_ulong(length), as_ulong(padded(length)), as_ulong(available));
+                           "truncated: block '%s' at offset %lu declares %lu bytes (padded to %lu), %lu remain", name,
+                           as_ulong(offset), as_ulong(length), as_ulong(kAlignment), as_ulong(available));
   }
   *data = blob.subspan(start, length);
-  *next = start + padded(length);
+  *next = start + padded_length;
   return Status();
 }
 
@@ -76,13 +76,18 @@ Status check_io(const VelaIo& io, uint32_t scratch_size, const char* block, size
     return Status::failure(Error::kInvalidDelegateBlob, "%s[%lu] has element size %ld (expected 1, 2 or 4)", block,
                            as_ulong(index), static_cast<long>(io.element_size));
   }
-  size_t elements = 1;
+  // Counted with zero dims as ones too, so that no later product (element_count, byte_size) can wrap.
+  size_t extent = 1;
   for (int32_t dim : io.shape) {
-    if (dim < 0 || (dim != 0 && elements > SIZE_MAX / 4 / static_cast<size_t>(dim))) {
+    if (dim < 0 || !checked_mul(extent, dim == 0 ? size_t{1} : static_cast<size_t>(dim), &extent)) {
       return Status::failure(Error::kInvalidDelegateBlob, "%s[%lu] has an invalid shape dim %ld", block,
                              as_ulong(index), static_cast<long>(dim));
     }
-    elements *= static_cast<size_t>(dim);
+  }
+  size_t extent_bytes = 0;
+  if (!checked_mul(extent, static_cast<size_t>(io.element_size), &extent_bytes)) {
+    return Status::failure(Error::kInvalidDelegateBlob, "%s[%lu]'s shape overflows the address space", block,
+                           as_ulong(index));
   }
   if (io.region < 0 || io.region >= kRegionCount || io.offset < 0) {
     return Status::failure(Error::kInvalidDelegateBlob, "%s[%lu] has region %ld offset %ld (regions 0..%ld)", block,
@@ -90,7 +95,7 @@ Status check_io(const VelaIo& io, uint32_t scratch_size, const char* block, size
                            static_cast<long>(kRegionCount - 1));
   }
   if (io.region == static_cast<int32_t>(Region::kScratch) &&
-      (static_cast<size_t>(io.offset) > scratch_size || io.byte_size() > scratch_size - static_cast<size_t>(io.offset))) {
+      !range_within(static_cast<uint64_t>(io.offset), io.byte_size(), scratch_size)) {
     return Status::failure(Error::kInvalidDelegateBlob,
                            "%s[%lu] spans scratch bytes [%ld, +%lu), beyond the %lu-byte scratch area", block,
                            as_ulong(index), static_cast<long>(io.offset), as_ulong(io.byte_size()),
