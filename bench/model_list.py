@@ -12,6 +12,13 @@ BENCH_MODELS = {
     "bert": "models.zoo.bert_encoder:model",
     "conformer": "models.zoo.conformer_block:model",
     "mha_sequence": "models.zoo.mha_sequence:model",
+    # The rest of the zoo: a decoder with int64 ids, CNNs and a detector.
+    "llama": "models.zoo.llama:model",
+    "squeezenet": "models.zoo.squeezenet:model",
+    "regnet": "models.zoo.regnet:model",
+    "convnext_atto": "models.zoo.convnext_atto:model",
+    "kws_conv1d": "models.zoo.kws_conv1d:model",
+    "yolov8n": "models.zoo.yolov8n:model",
 }
 
 BENCH_TARGETS = ("ethos-u55-128", "ethos-u85-256")
