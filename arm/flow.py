@@ -29,9 +29,11 @@ from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec,
 from arm.fallback import FallbackPlan, lowering_error_in
 from arm.int8_io import IoQuantization, apply_int8_io
 from arm.model_spec import ModelSpec
+from arm.ops.common.node_info import describe
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+from arm.tosa.quantization import is_dequantize, is_quantize
 
 STAGES = ("export", "quantize", "re-export", "lower", "serialize")
 
@@ -271,6 +273,7 @@ def run_flow(
         (f"<decomposed {op}>", f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
         for op, reason in plan.decomposed.items()
     ]
+    rejected += _unexplained_cpu_nodes(edge_graph, rejected)
     delegate_ids = tuple(d.id for plan in program.executorch_program.execution_plan for d in plan.delegates)
     if progress:
         _report_partitioning(target, rejected, delegate_ids)
@@ -289,6 +292,23 @@ def run_flow(
         float_program=float_program,
         edge_graph=edge_graph,
     )
+
+
+def _unexplained_cpu_nodes(graph: torch.fx.GraphModule, rejected: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A reason for each CPU node the partitioner did not name: executorch leaves the quantize or
+    dequantize at a delegate's edge outside it even when the partition held it."""
+    explained = {name for name, _ in rejected}
+    reasons = []
+    for node in graph.graph.nodes:
+        if node.op != "call_function" or node.name in explained:
+            continue
+        if node.target is executorch_call_delegate or getattr(node.target, "__name__", "") == "getitem":
+            continue
+        what = "quantizes or dequantizes at a delegate's edge" if is_quantize(node) or is_dequantize(node) else (
+            "was left outside every partition by executorch's lowering"
+        )
+        reasons.append((node.name, f"{describe(node)}: {what}; it runs on the CPU"))
+    return reasons
 
 
 def _snapshot(program: torch.export.ExportedProgram) -> torch.fx.GraphModule:

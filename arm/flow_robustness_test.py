@@ -67,7 +67,8 @@ def _seeded(seed: int, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
 
 
 # Cases the fixes lower completely: int/bool tensors are no longer annotated (arange, linspace, eye,
-# int ones/zeros/scalar_tensor, index_select's indices), an unflatten's input keeps its grid.
+# int ones/zeros/scalar_tensor, index_select's indices), an unflatten's input keeps its grid, and
+# MultiheadAttention lowers whole.
 LOWERED = {
     "arange": OpTestCase(FunctionModule(lambda x: x + torch.arange(8)), random_inputs(0, (2, 8))),
     "linspace": OpTestCase(FunctionModule(lambda x: x * torch.linspace(0, 1, 8)), random_inputs(1, (2, 8))),
@@ -84,6 +85,9 @@ LOWERED = {
         random_inputs(4, (2, 8)),
     ),
     "unflatten": OpTestCase(FunctionModule(lambda x: (x * 2).unflatten(1, (2, 4)) + 1), random_inputs(5, (2, 8))),
+    # Once: "per-channel qparams have no single scale" (in_proj's weight is sliced after quantization);
+    # constant folding makes the slices int8 weights, and the attention ops lower the rest.
+    "multihead_attention": OpTestCase(_seeded(6, _SelfAttention), random_inputs(6, (1, 4, 16), (1, 4, 16), (1, 4, 16))),
 }
 
 
@@ -127,11 +131,6 @@ FALLBACK = {
     # Once: ZeroDivisionError in the reduction's dims (a 0-d sum); the sum lowers now, the 0-d mul by a
     # lifted scalar does not (its TOSA lowering fails and the net keeps it on the CPU).
     "sum_0d": FallbackCase(FunctionModule(lambda x: torch.sum(x, dim=0) * 2), (torch.tensor(0.75),), ("mul",)),
-    # Once: "per-channel qparams have no single scale" (in_proj's weight is sliced after quantization);
-    # constant folding makes the slices int8 weights. The q scaling (mul.Scalar) has no lowering yet.
-    "multihead_attention": FallbackCase(
-        _seeded(6, _SelfAttention), random_inputs(6, (1, 4, 16), (1, 4, 16), (1, 4, 16)), ("mul_scalar",)
-    ),
     # Once: per-channel size mismatch in the quantizer (bias 4 channels, weight dim 1 has 2).
     "grouped_transpose_conv2d": FallbackCase(
         _seeded(14, lambda: torch.nn.ConvTranspose2d(4, 4, 3, groups=2)),

@@ -33,6 +33,8 @@ from arm.tosa.specification import TosaSpecification
 
 logger = logging.getLogger(__name__)
 
+_QDQ_ONLY_REASON = "a quantize/dequantize group with nothing for the delegate to compute"
+
 
 # Operators that to_edge decomposes into kept-whole ones (scaled_dot_product_attention into matmuls): the
 # quantizer never saw those matmuls, so without a per-node filter they would be kept whole, stay on the
@@ -105,7 +107,13 @@ class TOSAPartitioner(Partitioner):
         delegated: set[Node] = set()
         for partition in proposer.propose_partitions():
             if not any(registry.for_edge_node(node) for node in partition.nodes):
-                continue  # only q/dq nodes: nothing for the NPU to compute
+                # Only q/dq nodes: nothing for the NPU to compute, so they stay on the CPU, like every
+                # node the partitioner leaves there, with their reason.
+                self.rejected += [
+                    (node.name, f"{describe(node)}: {_QDQ_ONLY_REASON}; it runs on the CPU")
+                    for node in partition.nodes
+                ]
+                continue
             tag = f"{self.compile_spec.backend_id}_{len(partition_tags)}"
             for node in partition.nodes:
                 node.meta["delegation_tag"] = tag

@@ -69,7 +69,18 @@ class QkvAttention(torch.nn.Module):
 
 TEST_CASES = {
     "middle_dim": OpTestCase(FunctionModule(sum_of_pieces), random_inputs(0, (2, 3, 8))),
-    "qkv": OpTestCase(seeded(1, QkvAttention), random_inputs(1, (1, 10, 32))),
+    "qkv": OpTestCase(
+        seeded(1, QkvAttention),
+        random_inputs(1, (1, 10, 32)),
+        known_departures={
+            # Found when the branches met (2026-11-25): since the rank-5 permute became one small TRANSPOSE,
+            # Vela 5.2.0's streams for this graph give 157 of 320 outputs that differ from the TOSA
+            # reference model by up to 195 on the NPU model, on both NPUs; the TOSA graph itself is right
+            # (tosa_INT and vgf_INT match). Not yet traced to Vela or to the NPU model.
+            "u55_INT": "rank-5 qkv permute + unbind: the stream departs from the TOSA reference model",
+            "u85_INT": "rank-5 qkv permute + unbind: the stream departs from the TOSA reference model",
+        },
+    ),
 }
 
 OP = ArmOp(

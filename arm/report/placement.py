@@ -11,9 +11,9 @@ from torch.fx import Node
 from arm.report.provenance import call_functions, node_kind, op_name, origin
 from arm.report.report_data import PlacedNode
 
-# The partitioner only leaves a call_function on the CPU with a reason, except for groups of
-# quantize/dequantize nodes that it drops because they compute nothing.
-_QDQ_ONLY_REASON = "a quantize/dequantize group with nothing for the delegate to compute"
+# The partitioner gives every call_function it leaves on the CPU a reason; a node it never saw (one that
+# a later executorch pass added) gets this one.
+_NO_REASON = "left on the CPU by a pass after partitioning"
 # Nodes that only unpack delegate results or plan memory: not work on either side.
 _BOOKKEEPING = ("getitem", "alloc")
 
@@ -46,7 +46,7 @@ def place_nodes(
                 layer=origin(node, layer_names),
                 partition=None,
                 backend="CPU",
-                reason=rejected.get(node.name, _QDQ_ONLY_REASON),
+                reason=rejected.get(node.name, _NO_REASON),
             )
         )
     return placed

@@ -16,7 +16,6 @@ The target names the factory, the .pte, its target and calibration count in the 
 from __future__ import annotations
 
 import os
-import types
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,6 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from arm.compile_spec import EthosUCompileSpec, TosaCompileSpec
 from arm.ethosu.npu_model.oracle import compare_outputs, reference_outputs
 from arm.ethosu.npu_model.program_oracle import ProgramOracle
-from arm.ethosu.npu_model.pte_delegates import tosa_artifact
 from arm.flow import resolve_target
 from arm.model_spec import load_model_spec
 
@@ -84,18 +82,6 @@ def test_delegate_bit_exact_on_npu_model() -> None:
         assert not differing, f"{PTE.name}: {'; '.join(differing)}"
 
 
-class _TosaProgram(ProgramOracle):
-    """ProgramOracle for a TOSABackend .pte: the delegate's processed blob is the TOSA flatbuffer itself."""
-
-    def __init__(self, pte_path: Path):
-        program = deserialize_pte_binary(pte_path.read_bytes()).program
-        self.plan = program.execution_plan[0]
-        self.delegates = [
-            types.SimpleNamespace(tosa=tosa_artifact(program.backend_delegate_data[d.processed.index].data))
-            for d in self.plan.delegates
-        ]
-
-
 def _quantized_module(spec) -> torch.fx.GraphModule:
     exported = torch.export.export(spec.module.eval(), spec.example_inputs)
     prepared = prepare_pt2e(exported.module(check_guards=False), resolve_target(TARGET).quantizer())
@@ -109,7 +95,8 @@ def _quantized_module(spec) -> torch.fx.GraphModule:
 def test_program_within_one_step_of_quantized_torch() -> None:
     torch.manual_seed(0)
     spec = load_model_spec(FACTORY)
-    program = ProgramOracle(PTE) if _IS_ETHOS_U else _TosaProgram(PTE)
+    # Every delegate's TOSA graph comes from the .tosa files arm_pte writes beside the .pte.
+    program = ProgramOracle(PTE)
     output_scale = _output_scale(program)
     quantized = _quantized_module(spec)
     for sample in spec.calibration_inputs[:2]:
