@@ -71,7 +71,8 @@ flatbuffers="$("${bazel[@]}" info output_base)/external/python_venv/venv/lib/pyt
 # functional NPU model (which host runners run every Ethos-U stream on).
 mapfile -t sources < <(find runtime/core runtime/kernels runtime/delegate runtime/npu_model -name '*.cc' \
   ! -name '*_test.cc' ! -name 'c_api.cc' | sort)
-sources+=(runtime/runner/host_files.cc)
+# The host builds the scalar inner loops (the Helium ones are Cortex-M55 only).
+sources+=(runtime/inner_loops/inner_loops_scalar.cc runtime/runner/host_files.cc)
 flags=(-std=c++17 -fno-exceptions -fno-rtti -ffp-contract=off -O1 -g -I. -I"$bin" -isystem "$flatbuffers"
   -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
