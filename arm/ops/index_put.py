@@ -73,29 +73,16 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 
 
 def _repeat_reason(node: Node, index: Node) -> str | None:
-    if math.prod(shape_of(index)) == 1:
+    """A computed index of several elements might repeat. A placeholder's data is only known to the
+    lowering: a constant is checked there, and a model input of several elements fails there, so the
+    flow keeps the node on the CPU with that reason (arm/fallback.py)."""
+    if math.prod(shape_of(index)) == 1 or index.op == "placeholder":
         return None
-    value = index.meta.get("val")
-    # A constant index is a placeholder whose fake value is all we have here: its data is read by
-    # the lowering, which rejects repeats; a computed or input index of several elements may repeat.
-    if index.op != "placeholder" or index.target in _user_inputs(node):
-        return (
-            f"{describe(node)}: runtime index {index.name} has {value.numel()} elements, which might repeat; "
-            "TOSA SCATTER forbids writing a row twice, so only constant or single-element indices are lowered"
-        )
-    return None
-
-
-def _user_inputs(node: Node) -> set[str]:
-    """Placeholders that are model inputs: export names lifted parameters, buffers and constants otherwise."""
-    return {
-        placeholder.target
-        for placeholder in node.graph.nodes
-        if placeholder.op == "placeholder"
-        and not placeholder.name.startswith(("b_", "p_", "c_", "_lifted_tensor_constant"))
-        and "_folded" not in placeholder.name
-        and "_int32" not in placeholder.name
-    }
+    return (
+        f"{describe(node)}: index {index.name} of {math.prod(shape_of(index))} elements is computed at run time "
+        "and might repeat; TOSA SCATTER forbids writing a row twice, so only constant or single-element "
+        "indices are lowered"
+    )
 
 
 def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
@@ -119,6 +106,11 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
                 f"{describe(node)}: constant index {index.name} repeats a row ({data.ravel().tolist()}); "
                 "TOSA SCATTER writes each row once: index each row once"
             )
+    elif rows > 1:
+        raise ValueError(
+            f"{describe(node)}: model input {index.name} indexes {rows} rows, which might repeat; TOSA SCATTER "
+            "forbids writing a row twice, so only constant or single-element runtime indices are lowered"
+        )
     base, written = ctx.value(x), ctx.value(values)
     if ctx.spec.is_int:
         output = ctx.output_qparams(node)
@@ -162,6 +154,10 @@ def write_one_position(cache: torch.Tensor, position: torch.Tensor, values: torc
     return cache
 
 
+def write_rows_by_input(x: torch.Tensor, rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    return torch.index_put(x, (rows,), values)
+
+
 def accumulate_rows(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return torch.index_put(x, (torch.tensor([0, 2], dtype=torch.int32),), values, accumulate=True)
 
@@ -178,6 +174,12 @@ TEST_CASES = {
         FunctionModule(write_one_position),
         (random_inputs(2, (6, 8))[0], torch.tensor([4], dtype=torch.int32), random_inputs(3, (1, 8))[0]),
         cpu_targets=_ETHOS_U,
+    ),
+    # Two runtime rows might be one row twice: the lowering refuses, and the flow keeps the node on the CPU.
+    "runtime_rows": OpTestCase(
+        FunctionModule(write_rows_by_input),
+        (random_inputs(5, (4, 3))[0], torch.tensor([3, 1], dtype=torch.int32), random_inputs(6, (2, 3))[0]),
+        cpu_targets=_EVERY_TARGET,
     ),
     "accumulate": OpTestCase(FunctionModule(accumulate_rows), random_inputs(4, (4, 3), (2, 3)), cpu_targets=_EVERY_TARGET),
 }
