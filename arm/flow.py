@@ -401,12 +401,25 @@ def _nested_control_flow(graph_module: torch.fx.GraphModule) -> list[str]:
 def _quantize(
     exported: torch.export.ExportedProgram, quantizer: Quantizer, samples: list[tuple[torch.Tensor, ...]]
 ) -> torch.fx.GraphModule:
+    exported = _functional_view_writes(exported)
     # Guards on the exported module would reject pt2e's own graph rewrites (torch 2.13).
     prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
     with torch.no_grad():
         for sample in samples:
             prepared(*sample)
     return convert_pt2e(prepared)
+
+
+def _functional_view_writes(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """Functionalizes a program that writes into views (``x[i] = v``: select, then copy_).
+
+    pt2e observes the view's result and quantizes a copy of it, so the in-place copy_ writes into that
+    copy and the write is lost (torch 2.13, torchao 0.18: the quantized module returns x unchanged).
+    Functional, the write is copy + select_scatter / slice_scatter, which the quantizer annotates.
+    """
+    if not any(node.target is torch.ops.aten.copy_.default for node in exported.graph.nodes):
+        return exported
+    return exported.run_decompositions({})
 
 
 class _StageReporter:

@@ -88,6 +88,10 @@ LOWERED = {
     # Once: "per-channel qparams have no single scale" (in_proj's weight is sliced after quantization);
     # constant folding makes the slices int8 weights, and the attention ops lower the rest.
     "multihead_attention": OpTestCase(_seeded(6, _SelfAttention), random_inputs(6, (1, 4, 16), (1, 4, 16), (1, 4, 16))),
+    # Once fallback cases (int64 narrowed inside partition()); tril and select_scatter are now kept whole
+    # and lowered (arm/ops/tril.py, arm/ops/select_scatter.py).
+    "tril": OpTestCase(FunctionModule(lambda x: torch.tril(x) + x), random_inputs(10, (4, 4))),
+    "select_scatter": OpTestCase(FunctionModule(lambda x, y: torch.select_scatter(x, y, 0, 1)), random_inputs(11, (3, 4), (4,))),
 }
 
 
@@ -108,14 +112,6 @@ class FallbackCase:
 
 
 FALLBACK = {
-    # Once: "partitioner should not modify the graph" (int64 narrowed inside partition()).
-    "tril": FallbackCase(FunctionModule(lambda x: torch.tril(x) + x), random_inputs(10, (4, 4)), ("where",)),
-    "select_scatter": FallbackCase(
-        FunctionModule(lambda x, y: torch.select_scatter(x, y, 0, 1)),
-        random_inputs(11, (3, 4), (4,)),
-        ("where",),
-        runs_on_cpu=True,
-    ),
     "reflection_pad": FallbackCase(
         FunctionModule(lambda x: F.pad(x, (1, 1, 1, 1), mode="reflect")),
         random_inputs(12, (1, 2, 4, 4)),

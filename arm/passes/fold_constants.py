@@ -6,6 +6,9 @@ inverse frequencies), a detector's anchor grid and strides. Left in the graph, t
 NPU work on every inference or, worse, stay on the CPU (arange, cumsum, comparisons on int64) and cut the
 delegated graph in pieces. Folded, each becomes one constant its consumers read.
 
+Shape-only operators (``zeros_like(x)``, ``ones_like(x)``, ``fill_`` on a new tensor: ``full_like`` at the
+edge) fold even when x is a model input: they read only its static shape.
+
 What is not folded:
 
 * the dequantize a constant is read through: a quantized weight stays int8 behind its dequantize, as the
@@ -32,6 +35,11 @@ from arm.passes.program_constants import add_lifted_constant, constant_value, dr
 from arm.tosa.quantization import is_dequantize
 
 MAX_FOLDED_ELEMENTS = 1 << 16
+
+# Operators that read their tensor argument for its (static) shape and dtype only: ``zeros_like(x)``,
+# ``ones_like(x)`` and ``x.new_full`` become ``full_like(x, v)`` at the edge, whose value is known at
+# compile time even when x is a model input.
+_SHAPE_ONLY = frozenset({"aten::full_like", "aten::zeros_like", "aten::ones_like", "aten::empty_like"})
 
 
 @dataclasses.dataclass
@@ -107,7 +115,9 @@ def _nodes_that_stay(graph: Graph, values: dict[Node, object]) -> set[Node]:
 
 
 def _is_foldable(node: Node, values: dict[Node, object]) -> bool:
-    if node.op != "call_function" or not all(input_node in values for input_node in node.all_input_nodes):
+    if node.op != "call_function":
+        return False
+    if not all(input_node in values or _read_for_shape_only(node, input_node) for input_node in node.all_input_nodes):
         return False
     if node.target is operator.getitem:
         return isinstance(node.meta.get("val"), torch.Tensor)  # one result of a folded split
@@ -117,6 +127,24 @@ def _is_foldable(node: Node, values: dict[Node, object]) -> bool:
         return False
     schema = node.target._schema
     return not schema.is_mutable and len(schema.returns) == 1 and not _is_random(node)
+
+
+def _read_for_shape_only(node: Node, input_node: Node) -> bool:
+    """``input_node`` is the first argument of a shape-only operator, with a static shape."""
+    if not isinstance(node.target, (torch._ops.OpOverload, _edge_op_type())) or node.target._schema.name not in _SHAPE_ONLY:
+        return False
+    value = input_node.meta.get("val")
+    return (
+        node.args[:1] == (input_node,)
+        and isinstance(value, torch.Tensor)
+        and all(isinstance(size, int) for size in value.shape)
+    )
+
+
+def _shape_stand_in(input_node: Node) -> torch.Tensor:
+    """A tensor of the input's shape and dtype: all a shape-only operator reads."""
+    value = input_node.meta["val"]
+    return torch.zeros(tuple(value.shape), dtype=value.dtype)
 
 
 def _tensors(value: object) -> list[torch.Tensor]:
@@ -141,11 +169,17 @@ def _is_random(node: Node) -> bool:
 
 def _evaluate(node: Node, values: dict[Node, object]) -> object | None:
     """The node's value, or None when folding it would grow the program (see MAX_FOLDED_ELEMENTS)."""
-    args, kwargs = pytree.tree_map_only(Node, lambda input_node: values[input_node], (node.args, node.kwargs))
+    args, kwargs = pytree.tree_map_only(
+        Node,
+        lambda input_node: values[input_node] if input_node in values else _shape_stand_in(input_node),
+        (node.args, node.kwargs),
+    )
     if node.target is operator.getitem:
         return args[0][args[1]]
     expected = _tensors(node.meta["val"])
-    inputs_size = sum(sum(t.numel() for t in _tensors(values[input_node])) for input_node in node.all_input_nodes)
+    inputs_size = sum(
+        sum(t.numel() for t in _tensors(values[input_node])) for input_node in node.all_input_nodes if input_node in values
+    )
     if sum(math.prod(t.shape) for t in expected) > max(MAX_FOLDED_ELEMENTS, inputs_size):
         return None
     with torch.no_grad():

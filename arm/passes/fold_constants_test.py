@@ -84,6 +84,17 @@ def test_anchor_grid_folds() -> None:
     _check_folds(_AnchorGrid(), random_inputs(2, (1, 4, 3, 5)), {"aten.arange"})
 
 
+class _LikeAnInput(torch.nn.Module):
+    """zeros_like / ones_like of the model input: constants of its static shape."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([x + torch.ones_like(x), torch.zeros_like(x)], dim=-1)
+
+
+def test_shape_only_creators_of_an_input_fold() -> None:
+    _check_folds(_LikeAnInput(), random_inputs(5, (2, 3)), {"aten.full_like"})
+
+
 def test_what_reads_an_input_stays() -> None:
     program = _edge(_RotaryPositions(), random_inputs(3, (1, 5, 8)))
     fold_constants(program)

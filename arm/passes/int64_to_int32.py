@@ -26,6 +26,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from torch.export import ExportedProgram
+from torch.export.graph_signature import TensorArgument
 from torch.fx import Node
 
 from arm.ops.common import registry
@@ -162,4 +163,8 @@ def _narrow_result(program: ExportedProgram, node: Node) -> None:
     cast.meta["val"] = node.meta["val"].to(torch.int64)
     for user in users:
         user.replace_input_with(node, cast)
+    # A program output (argmax's indices) is now the cast's result: the signature names it so.
+    for spec in program.graph_signature.output_specs:
+        if isinstance(spec.arg, TensorArgument) and spec.arg.name == node.name:
+            spec.arg = TensorArgument(name=cast.name)
 

@@ -1,0 +1,119 @@
+"""aten.argmax(x, dim, keepdim) -> TOSA ARGMAX (int32 indices; the int64 narrowing pass casts them back on the CPU).
+
+Quantization keeps order, so the INT lowering takes ARGMAX of the int8 codes: it matches the quantized
+module exactly, ties included (values that differ in float but share an int8 code are equal there too,
+and both TOSA and PyTorch answer the first maximal index). argmax over all dims (dim=None) has a 0-d
+result and stays on the CPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.support import describe, dtype_of, first_reason, rank_reason
+from arm.ops.common.unary import int8_reason
+from arm.quantizer.annotation import annotate, input_spec
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.quantization import is_dequantize
+from arm.tosa.specification import TosaSpecification
+
+
+def input_reason(node: Node, x: Node, spec: TosaSpecification) -> str | None:
+    """float32 for FP, a dequantized int8 tensor for INT; the integer result is not quantized."""
+    if spec.is_fp:
+        return None if dtype_of(x) == torch.float32 else f"{describe(node)}: {x.name} is {dtype_of(x)}; {spec} takes float32"
+    if is_dequantize(x):
+        return int8_reason(node, spec, [x])
+    return (
+        f"{describe(node)}: input {x.name} is not quantized; {spec} needs int8 inputs "
+        "(quantize the model with the Arm quantizer, or use the FP profile)"
+    )
+
+
+def ethos_u_reason(node: Node, spec: TosaSpecification) -> str | None:
+    if spec.has("u55"):
+        return f"{describe(node)}: Vela 5.2.0 cannot run ARGMAX on Ethos-U55/U65; it runs on the CPU"
+    if spec.has("u85"):
+        # Vela compiles it to the U85's arg-max pooling; runtime/npu_model does not model that mode yet,
+        # so no command stream of it could be checked against the TOSA reference model.
+        return (
+            f"{describe(node)}: the U85's arg-max pooling (Vela 5.2.0's ARGMAX) is not yet checked against "
+            "the functional NPU model; it runs on the CPU"
+        )
+    return None
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    if reason := ethos_u_reason(node, spec):
+        return reason
+    if dim is None:
+        return f"{describe(node)}: argmax over every dim has a 0-d result, which is not lowered; give dim"
+    return first_reason(input_reason(node, x, spec), rank_reason(node, shape_of(x)))
+
+
+def annotate_index_result(node: Node, config: QuantizationConfig) -> None:
+    """An observed int8 input; the integer indices are not quantized."""
+    x = node.args[0]
+    annotate(node, {x: input_spec(x, config.activation)}, None)
+
+
+def emit_argmax(ctx: LoweringContext, value: TosaValue, dim: int, *, name: str) -> TosaValue:
+    """ARGMAX of ``value`` along ``dim``: int32, that axis removed."""
+    shape = tuple(size for axis, size in enumerate(value.shape) if axis != dim)
+    output = ctx.graph.add_tensor(name, shape, np.dtype(np.int32))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.ArgMaxAttribute(dim, ts.NanPropagationMode.PROPAGATE)
+    ctx.graph.add_op(ts.Op.ARGMAX, [value], [output], attribute)
+    return output
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    x, dim = node.args[:2]
+    value = ctx.value(x)
+    indices = emit_argmax(ctx, value, dim % value.rank, name=f"{node.name}_argmax")
+    return indices if indices.shape == shape_of(node) else reshape(ctx.graph, indices, shape_of(node), name=node.name)
+
+
+def last_dim(x: torch.Tensor) -> torch.Tensor:
+    return x.argmax(-1)
+
+
+def channels_keepdim(x: torch.Tensor) -> torch.Tensor:
+    return x.argmax(1, keepdim=True)
+
+
+def _ties_on_the_grid() -> tuple[torch.Tensor, ...]:
+    """Multiples of 1/32 in [-2, 2) (an int8 grid's exact values) with repeated maxima in many rows."""
+    generator = torch.Generator().manual_seed(2)
+    x = torch.randint(-64, 64, (6, 10), generator=generator).float() / 32.0
+    x[:, 7] = x.max(dim=1).values  # every row's maximum again, later in the row
+    return (x,)
+
+
+_ETHOS_U = ("u55_INT", "u85_INT")
+
+TEST_CASES = {
+    "last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(0, (2, 3, 8)), cpu_targets=_ETHOS_U),
+    "channels_keepdim": OpTestCase(FunctionModule(channels_keepdim), random_inputs(1, (1, 6, 4, 4)), cpu_targets=_ETHOS_U),
+    "ties_first_index": OpTestCase(FunctionModule(last_dim), _ties_on_the_grid(), cpu_targets=_ETHOS_U),
+}
+
+OP = ArmOp(
+    name="argmax",
+    edge_targets=(exir_ops.edge.aten.argmax.default,),
+    aten_targets=(torch.ops.aten.argmax.default,),
+    support=support,
+    annotate=annotate_index_result,
+    lower=lower,
+    test_cases=TEST_CASES,
+)

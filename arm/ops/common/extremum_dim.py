@@ -1,0 +1,92 @@
+"""What max.dim and min.dim share: their values (result 0) as REDUCE_MAX / REDUCE_MIN along one dim.
+
+``x.max(dim)`` returns (values, indices). The values are amax's: one REDUCE on the input's own int8
+grid. The indices are not lowered: where a model reads them (``getitem(node, 1)`` has users) the node
+stays on the CPU, and the reason says to use amax and argmax, which lower one result each.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+import tosa_serializer as ts
+from torch.fx import Node
+from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
+
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.op_test_case import OpTestCase
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.quantizer.annotation import annotate, input_spec
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.rescale import requantize
+from arm.tosa.specification import TosaSpecification
+
+
+def _values_shape(node: Node) -> tuple[int, ...]:
+    return tuple(int(d) for d in node.meta["val"][0].shape)
+
+
+def _reads_indices(node: Node) -> bool:
+    return any(user.target is operator.getitem and user.args[1] == 1 and user.users for user in node.users)
+
+
+def extremum_dim_op(
+    name: str,
+    op: ts.Op,
+    *,
+    edge_targets: tuple[object, ...],
+    aten_targets: tuple[torch._ops.OpOverload, ...],
+    test_cases: dict[str, OpTestCase],
+    u55_needs_rank4: bool = False,
+) -> ArmOp:
+    """The ArmOp of max.dim (``op`` REDUCE_MAX) or min.dim (REDUCE_MIN); ``u55_needs_rank4`` as for amin."""
+
+    def support(node: Node, spec: TosaSpecification) -> str | None:
+        x = node.args[0]
+        shape = shape_of(x)
+        if _reads_indices(node):
+            return (
+                f"{describe(node)}: its indices (result 1) are read, and only the values are lowered; "
+                f"write x.a{name[:3]}(dim) for the values and x.arg{name[:3]}(dim) for the indices"
+            )
+        departs_on_u55 = u55_needs_rank4 and spec.has("u55") and (len(shape) != 4 or len(_values_shape(node)) != 4)
+        return first_reason(
+            None if _values_shape(node) else f"{describe(node)}: a 0-d result is not lowered; reduce with keepdim=True",
+            f"{describe(node)}: on the U55 Vela 5.2.0's command stream for this reduction departs from the TOSA "
+            "reference model unless input and output are rank 4 (see arm/ops/common/extremum_reduction.py)"
+            if departs_on_u55
+            else None,
+            profile_reason(node, spec, [x]),
+            rank_reason(node, shape),
+        )
+
+    def annotate_values(node: Node, config: QuantizationConfig) -> None:
+        """The values keep the input's grid; pt2e observes a tuple result only through its getitem."""
+        x = node.args[0]
+        annotate(node, {x: input_spec(x, config.activation)}, None)
+        for user in node.users:
+            if user.target is operator.getitem and user.args[1] == 0:
+                annotate(user, {}, SharedQuantizationSpec((x, node)))
+
+    def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+        x, dim = node.args[:2]
+        value = ctx.value(x)
+        if ctx.spec.is_int:
+            value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+        value = reduce(ctx.graph, op, value, dim % value.rank, name=f"{node.name}_{name}")
+        shape = _values_shape(node)
+        return value if value.shape == shape else reshape(ctx.graph, value, shape, name=node.name)
+
+    return ArmOp(
+        name=name,
+        edge_targets=edge_targets,
+        aten_targets=aten_targets,
+        support=support,
+        annotate=annotate_values,
+        lower=lower,
+        test_cases=test_cases,
+    )
