@@ -31,6 +31,7 @@ from arm.model_spec import ModelSpec
 from arm.ops.common.node_info import describe
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
+from arm.passes.convolution_spelled_out import spell_out_convolutions
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
@@ -347,7 +348,10 @@ class _ProgramSource:
 
     def next(self) -> torch.export.ExportedProgram:
         program, self._first = self._first, None
-        return program if program is not None else self._export_again()
+        program = program if program is not None else self._export_again()
+        # conv2d as the convolution it decomposes to: to_edge then skips a whole re-trace (see the pass).
+        spell_out_convolutions(program.graph_module)
+        return program
 
 
 def _lower_with_fallback(
