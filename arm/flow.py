@@ -10,7 +10,6 @@ is one entry there.
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import sys
 import time
@@ -32,7 +31,9 @@ from arm.model_spec import ModelSpec
 from arm.ops.common.node_info import describe
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
+from arm.passes.convolution_spelled_out import spell_out_convolutions
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
 
 STAGES = ("export", "quantize", "re-export", "lower", "serialize")
@@ -224,6 +225,13 @@ def run_flow(
         raise FlowError(f"calibration_samples must be at least 1, got {calibration_samples}")
     if num_threads is not None:
         torch.set_num_threads(num_threads)
+    with sharing_node_provenance():
+        return _run_stages(model, target, quantize, calibration_samples, progress, int8_io)
+
+
+def _run_stages(
+    model: ModelSpec, target: Target, quantize: bool, calibration_samples: int | None, progress: bool, int8_io: bool
+) -> FlowResult:
     stages = _StageReporter(target.name, progress)
     module = model.module.eval()
 
@@ -255,8 +263,12 @@ def run_flow(
         stages.skip("quantize", reason)
         stages.skip("re-export", reason)
 
+    # A retry needs the program as it was before the failed attempt's decompositions rewrote it; export
+    # again from the module then, rather than deep-copying the program before every attempt.
+    traced_module = quantized_module if quantized_module is not None else module
+    programs = _ProgramSource(exported, lambda: torch.export.export(traced_module, model.example_inputs))
     with stages.run("lower"):
-        edge, partitioner, artifacts, plan = _lower_with_fallback(exported, target, stages)
+        edge, partitioner, artifacts, plan = _lower_with_fallback(programs, target, stages)
     io = apply_int8_io(edge) if int8_io else ()
     # Read before serialization rewrites the graph into out-variants with allocations.
     edge_graph = _snapshot(edge.exported_program())
@@ -322,8 +334,28 @@ def _snapshot(program: torch.export.ExportedProgram) -> torch.fx.GraphModule:
 _MAX_LOWERING_ATTEMPTS = 16
 
 
+class _ProgramSource:
+    """The exported program for each lowering attempt: the one in hand first, a fresh export after.
+
+    executorch's decompositions rewrite the program they are given, so an attempt cannot reuse the one
+    before it. Exporting the same module again gives the same graph with the same node names (which the
+    fallback plan refers to); most models lower at the first attempt and never pay for it.
+    """
+
+    def __init__(self, first: torch.export.ExportedProgram, export_again: Callable[[], torch.export.ExportedProgram]):
+        self._first: torch.export.ExportedProgram | None = first
+        self._export_again = export_again
+
+    def next(self) -> torch.export.ExportedProgram:
+        program, self._first = self._first, None
+        program = program if program is not None else self._export_again()
+        # conv2d as the convolution it decomposes to: to_edge then skips a whole re-trace (see the pass).
+        spell_out_convolutions(program.graph_module)
+        return program
+
+
 def _lower_with_fallback(
-    exported: torch.export.ExportedProgram, target: Target, stages: _StageReporter
+    programs: _ProgramSource, target: Target, stages: _StageReporter
 ) -> tuple[EdgeProgramManager, Partitioner, Artifacts, FallbackPlan]:
     """Partitions and lowers; when a delegate cannot lower what was proposed, lowers again with it on the
     CPU (see arm.fallback), so what a model contains never ends the compile."""
@@ -334,8 +366,7 @@ def _lower_with_fallback(
         with collect_artifacts() as artifacts:
             try:
                 edge = to_edge_transform_and_lower(
-                    # executorch's decompositions rewrite the program they are given; keep ours for a retry.
-                    copy.deepcopy(exported),
+                    programs.next(),
                     transform_passes=list(EDGE_TRANSFORM_PASSES),
                     partitioner=[partitioner],
                     compile_config=_EDGE_CONFIG,

@@ -1,11 +1,17 @@
 import pytest
 import torch
+from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
+from executorch.exir.program._program import _default_decomposition_table
 from executorch.runtime import Runtime
+from torch.fx import traceback as fx_traceback
 
 from arm.artifacts import TosaArtifact
 from arm.ethosu.bin_stream import parse_bin_stream
 from arm.flow import STAGES, EthosUOptions, FlowError, resolve_target, run_flow
 from arm.model_spec import ModelSpec
+from arm.passes import EDGE_TRANSFORM_PASSES
+from arm.passes.convolution_spelled_out import spell_out_convolutions
+from arm.shared_provenance import sharing_node_provenance
 
 torch.set_num_threads(1)
 
@@ -82,3 +88,80 @@ def test_unknown_target_is_rejected():
 def test_vela_options_need_an_ethos_u_target():
     with pytest.raises(FlowError, match="only apply to Ethos-U targets"):
         resolve_target("tosa-INT", EthosUOptions(memory_mode="Shared_Sram"))
+
+
+# The flow's shortcuts around executorch's re-tracing must give what executorch's own route gives.
+
+
+def test_pte_equals_executorchs_unshortened_route(u55_result):
+    """The oracle: executorch's to_edge_transform_and_lower on a fresh export of the same quantized
+    module, with its deep-copied provenance and both decomposition re-traces (no conv2d spelled out)."""
+    target = resolve_target("ethos-u55-128")
+    exported = torch.export.export(u55_result.quantized_module, _model().example_inputs)
+    edge = to_edge_transform_and_lower(
+        exported,
+        transform_passes=list(EDGE_TRANSFORM_PASSES),
+        partitioner=[target.partitioner()],
+        compile_config=EdgeCompileConfig(_check_ir_validity=False),
+    )
+    assert edge.to_executorch().buffer == u55_result.pte
+
+
+class _Convolutions(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1d = torch.nn.Conv1d(3, 4, kernel_size=3, stride=2)
+        self.grouped = torch.nn.Conv2d(4, 4, kernel_size=3, padding=(1, 2), dilation=(1, 2), groups=2, bias=False)
+
+    def forward(self, x: torch.Tensor, unbatched: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = self.conv1d(x).unsqueeze(-1)
+        stride_as_int = torch.nn.functional.conv2d(y, self.grouped.weight, stride=1, padding=1, groups=2)
+        return self.grouped(y) + 1, stride_as_int, torch.nn.functional.conv2d(unbatched, self.grouped.weight[:2, :2])
+
+
+def _node_signatures(program: torch.export.ExportedProgram) -> list[tuple[str, ...]]:
+    return [
+        (node.op, node.name, str(node.target), str(node.args), str(node.kwargs), str(node.meta["val"].shape))
+        if isinstance(node.meta.get("val"), torch.Tensor)
+        else (node.op, node.name, str(node.target), str(node.args))
+        for node in program.graph.nodes
+    ]
+
+
+def test_convolutions_spelled_out_as_torchs_decomposition():
+    torch.manual_seed(0)
+    module = _Convolutions().eval()
+    inputs = (torch.randn(1, 3, 9), torch.randn(2, 5, 5))
+    table = _default_decomposition_table()
+    reference = torch.export.export(module, inputs).run_decompositions({}).run_decompositions(table)
+    rewritten = torch.export.export(module, inputs)
+    assert spell_out_convolutions(rewritten.graph_module) == 3  # the unbatched conv2d is left to torch
+    remaining = [node.target for node in rewritten.graph.nodes if node.target in table]
+    assert remaining == [torch.ops.aten.conv2d.default]
+    assert _node_signatures(rewritten.run_decompositions({}).run_decompositions(table)) == _node_signatures(reference)
+    for ours, torchs in zip(rewritten.module()(*inputs), module(*inputs)):
+        assert torch.equal(ours, torchs)
+
+
+def _provenance(program: torch.export.ExportedProgram) -> list[list[dict]]:
+    """Every node's provenance chain, without graph ids (object addresses, different in every run)."""
+
+    def without_ids(record: dict) -> dict:
+        return {**{k: v for k, v in record.items() if k != "graph_id"}, "from_node": [without_ids(r) for r in record["from_node"]]}
+
+    return [[without_ids(source.to_dict()) for source in node.meta.get("from_node", [])] for node in program.graph.nodes]
+
+
+def test_shared_provenance_reads_as_deep_copied():
+    module, inputs = _Convolutions().eval(), (torch.randn(1, 3, 9), torch.randn(2, 5, 5))
+    copied = torch.export.export(module, inputs).run_decompositions({}).run_decompositions(_default_decomposition_table())
+    with sharing_node_provenance() as sharing:
+        shared = torch.export.export(module, inputs).run_decompositions({}).run_decompositions(_default_decomposition_table())
+    assert sharing  # torch 2.13's NodeSource: the shortcut is on
+    chains = _provenance(copied)
+    assert max(len(str(chain)) for chain in chains) > 200  # several passes deep: the comparison means something
+    assert _provenance(shared) == chains
+    assert fx_traceback.NodeSource.__init__ is _COPYING_NODE_SOURCE_INIT  # restored after the block
+
+
+_COPYING_NODE_SOURCE_INIT = fx_traceback.NodeSource.__init__
