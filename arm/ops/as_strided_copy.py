@@ -15,7 +15,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import EVERY_TARGET, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -92,7 +92,7 @@ TEST_CASES = {
     "overlapping_windows": OpTestCase(
         FunctionModule(overlapping_windows),
         random_inputs(2, (12,)),
-        cpu_targets=("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT"),
+        cpu_targets=EVERY_TARGET,
     ),
 }
 

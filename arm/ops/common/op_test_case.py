@@ -11,6 +11,10 @@ if TYPE_CHECKING:  # the quantizer imports the op registry, which imports this m
     from arm.quantizer.quantization_config import QuantizationConfig
 
 
+# Every harness target, for a case that stays on the CPU everywhere (``cpu_targets=EVERY_TARGET``).
+EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
+
+
 @dataclasses.dataclass(frozen=True)
 class OpTestCase:
     """``module(*inputs)`` exercises the op; ``calibration`` holds extra input tuples for INT observers.
