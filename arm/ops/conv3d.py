@@ -2,9 +2,9 @@
 
 The peer keeps 3-D convolutions off the U55 and U85 (its tests skip them: the Ethos-U "does not
 support CONV3D yet"; whether Vela 5.2.0 takes a TOSA CONV3D was not measured here), so rather than
-depend on it every target gets the same exact rewrite into CONV2D: the input goes to [N, D, H, W, C], is padded along depth
-(with its zero point) and, for each of the KD depth taps, the depth rows that tap reads for the
-Dout outputs are sliced out as a batch of Dout 2-D images. Concatenated along channels they form
+depend on it every target gets the same exact rewrite into CONV2D. The input goes to
+[N, D, H, W, C], is padded along depth (with its zero point) and, for each of the KD depth taps, the
+depth rows that tap reads for the Dout outputs are sliced out as a batch of Dout 2-D images. Concatenated along channels they form
 [N * Dout, H, W, KD * C], and the weights [O, C, KD, KH, KW] become [O, KD * C, KH, KW] in the same
 order, so one CONV2D (common/convolution.py: H/W padding, stride, dilation, bias, int32 or int48
 accumulation and the rescale) sums over depth, height, width and channels at once. The result is
