@@ -1,8 +1,9 @@
 """aten.convolution (3-D, rank-5 input) -> depth taps stacked on channels and one TOSA CONV2D.
 
-The peer keeps 3-D convolutions off the U55 and U85 (its tests skip them: the Ethos-U "does not
-support CONV3D yet"; whether Vela 5.2.0 takes a TOSA CONV3D was not measured here), so rather than
-depend on it every target gets the same exact rewrite into CONV2D. The input goes to
+Vela 5.2.0 rejects a TOSA CONV3D for the U55 ("Non-passthrough operation (Conv3D) could not run on
+NPU") and compiles one for the U85 (checked on a 3x5x5x2 input); the peer runs neither. Every target
+gets the same exact rewrite into CONV2D, which the NPU model checks bit for bit on both (whether the
+U85's own CONV3D would be faster is not measured). The input goes to
 [N, D, H, W, C], is padded along depth (with its zero point) and, for each of the KD depth taps, the
 depth rows that tap reads for the Dout outputs are sliced out as a batch of Dout 2-D images. Concatenated along channels they form
 [N * Dout, H, W, KD * C], and the weights [O, C, KD, KH, KW] become [O, KD * C, KH, KW] in the same
