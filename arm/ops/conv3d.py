@@ -5,7 +5,8 @@ NPU") and compiles one for the U85 (checked on a 3x5x5x2 input); the peer runs n
 gets the same exact rewrite into CONV2D, which the NPU model checks bit for bit on both (whether the
 U85's own CONV3D would be faster is not measured). The input goes to
 [N, D, H, W, C], is padded along depth (with its zero point) and, for each of the KD depth taps, the
-depth rows that tap reads for the Dout outputs are sliced out as a batch of Dout 2-D images. Concatenated along channels they form
+depth rows that tap reads for the Dout outputs are sliced out as a batch of Dout 2-D images.
+Concatenated along channels they form
 [N * Dout, H, W, KD * C], and the weights [O, C, KD, KH, KW] become [O, KD * C, KH, KW] in the same
 order, so one CONV2D (common/convolution.py: H/W padding, stride, dilation, bias, int32 or int48
 accumulation and the rescale) sums over depth, height, width and channels at once. The result is
@@ -76,7 +77,15 @@ def _permuted(ctx: LoweringContext, value: TosaValue, perms: tuple[int, ...], *,
 
 
 def _depth_taps(
-    ctx: LoweringContext, node: Node, ndhwc: TosaValue, *, kernel: int, stride: int, pad: int, dilation: int, outputs: int
+    ctx: LoweringContext,
+    node: Node,
+    ndhwc: TosaValue,
+    *,
+    kernel: int,
+    stride: int,
+    pad: int,
+    dilation: int,
+    outputs: int,
 ) -> TosaValue:
     """[N * outputs, H, W, kernel * C]: for each depth tap, the input rows it reads, as 2-D images."""
     batch, depth, height, width, channels = ndhwc.shape
@@ -103,7 +112,8 @@ def _group_major(ctx: LoweringContext, node: Node, taps: TosaValue, *, kernel: i
     """Stacked taps' channels from [tap][group][channel] to [group][tap][channel]."""
     images, height, width, channels = taps.shape
     per_group = channels // (kernel * groups)
-    split = reshape(ctx.graph, taps, (images * height * width, kernel, groups, per_group), name=f"{node.name}_taps_split")
+    split = reshape(ctx.graph, taps, (images * height * width, kernel, groups, per_group),
+                    name=f"{node.name}_taps_split")  # fmt: skip
     regrouped = _permuted(ctx, split, (0, 2, 1, 3), name=f"{node.name}_taps_by_group")
     return reshape(ctx.graph, regrouped, taps.shape, name=f"{node.name}_grouped_taps")
 

@@ -69,7 +69,9 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     positions = int(np.prod(spatial, dtype=np.int64))
     groups = _groups(node)
     rows = reshape(ctx.graph, x, (batch * groups, channels // groups * positions), name=f"{node.name}_groups")
-    weight, bias = (None if arg is None else ctx.real_constant(arg).astype(np.float64) for arg in (weight_node, bias_node))
+    weight, bias = (
+        None if arg is None else ctx.real_constant(arg).astype(np.float64) for arg in (weight_node, bias_node)
+    )
     if ctx.spec.is_fp:
         normalized = lower_float(ctx, rows, None, None, eps, name=f"{node.name}_norm")
         result = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
@@ -80,7 +82,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if positions > 1:
         per_channel = transpose(ctx.graph, per_channel, _SWAP_LAST_TWO, name=f"{node.name}_channels_last")
     flat = reshape(ctx.graph, per_channel, (batch * positions, channels), name=f"{node.name}_positions")
-    affine = scale_and_shift(ctx, flat, weight, bias, ctx.output_qparams(node), fraction_bits, name=f"{node.name}_affine")
+    affine = scale_and_shift(ctx, flat, weight, bias, ctx.output_qparams(node), fraction_bits,
+                             name=f"{node.name}_affine")  # fmt: skip
     result = reshape(ctx.graph, affine, (batch, positions, channels), name=f"{node.name}_positions_out")
     if positions > 1:
         result = transpose(ctx.graph, result, _SWAP_LAST_TWO, name=f"{node.name}_channels_first")

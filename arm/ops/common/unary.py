@@ -1,14 +1,14 @@
 """Shared pieces of the one-input elementwise ops (activations, exp, log, neg, ...).
 
-Support, the default int8 annotation, the INT lowering through a lookup table and the float emitters
+Support, the default annotation, the INT lowering through a lookup table and the float emitters
 they share.
 
 In the INT profile every one of these ops is a function of an int8 input, so one 256-entry TABLE
 computes it exactly as the quantized PyTorch module does (dequantize, float function, quantize),
-whatever the function. int16 inputs (a16w8) get TOSA's 513-entry interpolating int16 TABLE
-(common/table.py), which Vela 5.2.0 runs on the U55 and the U85. That is also the best graph for the NPU: one TABLE is a single elementwise
+whatever the function. That is also the best graph for the NPU: one TABLE is a single elementwise
 pass with a lookup on the U55 and the U85, where a decomposition (hardswish: add, two clamps, mul,
-div) would need a rescale and an int32 intermediate per step.
+div) would need a rescale and an int32 intermediate per step. int16 inputs (a16w8) get TOSA's
+513-entry interpolating int16 TABLE (common/table.py), which Vela 5.2.0 runs on the U55 and the U85.
 """
 
 from __future__ import annotations
