@@ -2,7 +2,8 @@
 
 ``copy(self, src)`` returns ``src`` in ``self``'s shape and dtype; ``self``'s values are overwritten.
 When the shapes and dtypes agree the result is ``src`` itself (quantized, it keeps src's grid);
-a broadcasting or converting copy stays on the CPU.
+a broadcasting or converting copy stays on the CPU. (The file is named for ``Tensor.copy_``, as the
+peer's test is; a plain ``copy.py`` would shadow Python's ``copy`` module for scripts run from here.)
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ TEST_CASES = {
 }
 
 OP = ArmOp(
-    name="copy",
+    name="copy_",
     edge_targets=(exir_ops.edge.aten.copy.default,),
     aten_targets=(torch.ops.aten.copy.default, torch.ops.aten.copy_.default),
     support=support,
