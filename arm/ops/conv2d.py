@@ -1,7 +1,7 @@
 """aten.convolution (2-D) -> TRANSPOSE to NHWC, CONV2D / DEPTHWISE_CONV2D, TRANSPOSE back to NCHW.
 
-Transposed and 1-D convolutions share the edge operator; their support rules and lowerings live in
-transpose_conv2d.py and conv1d.py.
+Transposed, 1-D and 3-D convolutions share the edge operator; their support rules and lowerings live in
+transpose_conv2d.py, conv1d.py and conv3d.py.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops import conv1d, transpose_conv2d
+from arm.ops import conv1d, conv3d, transpose_conv2d
 from arm.ops.common.convolution import ConvWeights, ConvWindow, annotate_convolution, convolve_nhwc
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
@@ -25,6 +25,8 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, weight, bias, _, _, _, transposed, _, _ = node.args
     input_shape = shape_of(x)
+    if len(input_shape) == 5:
+        return conv3d.support(node, spec)
     if transposed:
         return transpose_conv2d.support(node, spec)
     if len(input_shape) == 3:
@@ -40,6 +42,8 @@ def annotate_conv2d(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, weight, bias, stride, padding, dilation, transposed, _, groups = node.args
+    if len(shape_of(x)) == 5:
+        return conv3d.lower(node, ctx)
     if transposed:
         return transpose_conv2d.lower(node, ctx)
     if len(shape_of(x)) == 3:

@@ -106,13 +106,13 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         for arg in _weight_and_bias(node)
     )
     if ctx.spec.is_fp:
-        normalized = _lower_float(ctx, flat, weight, bias, _eps(node), name=node.name)
+        normalized = lower_float(ctx, flat, weight, bias, _eps(node), name=node.name)
     else:
         normalized = _lower_int(ctx, flat, weight, bias, _eps(node), ctx.output_qparams(node), name=node.name)
     return reshape(ctx.graph, normalized, x.shape, name=node.name)
 
 
-def _lower_float(
+def lower_float(
     ctx: LoweringContext, x: TosaValue, weight: np.ndarray | None, bias: np.ndarray | None, eps: float, *, name: str
 ) -> TosaValue:
     graph = ctx.graph
@@ -156,6 +156,15 @@ def _lower_int(
     *,
     name: str,
 ) -> TosaValue:
+    normalized_value, fraction_bits = normalize_rows_int(ctx, x, eps, name=name)
+    return scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
+
+
+def normalize_rows_int(ctx: LoweringContext, x: TosaValue, eps: float, *, name: str) -> tuple[TosaValue, int]:
+    """Steps 1-3 for int8 rows ``x`` [rows, N]: ``(u, F)``, u the int16 normalized value times 2**F.
+
+    Shared with group_norm, which normalizes each group's elements as one row.
+    """
     graph = ctx.graph
     count = x.shape[1]
     ints = Int32Emitter(graph, name, rank=2)
@@ -190,10 +199,10 @@ def _lower_int(
     product = ints.mul(wide, scaled_count, "scaled_x", shift=x_shift)
     normalized_value = rescale(graph, ints.sub(product, offset, "centered"), name=f"{name}_normalized",
                                scales=[1.0], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
-    return _scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
+    return normalized_value, fraction_bits
 
 
-def _scale_and_shift(
+def scale_and_shift(
     ctx: LoweringContext,
     value: TosaValue,
     weight: np.ndarray | None,

@@ -31,13 +31,15 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.softmax import EXP_FULL_SCALE, float_exponentials, shifted_exponentials, softmax_dim
 from arm.ops.softmax import support as softmax_support
 from arm.ops.common.table import INT8_VALUES
-from arm.ops.common.unary import emit_unary
+from arm.ops.common.support import first_reason
+from arm.ops.common.unary import emit_unary, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import rescale
+from arm.tosa.specification import TosaSpecification
 
 # Fraction bits of the int32 sum the output is rescaled from.
 _FRACTION_BITS = 16
@@ -49,6 +51,11 @@ _TOP_BITS_SHIFT = 23
 
 def annotate_log_softmax(node: Node, config: QuantizationConfig) -> None:
     annotate(node, {node.args[0]: config.activation}, config.activation)
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    """softmax's rule, and int8 input: the log table below is indexed by int8 steps below the maximum."""
+    return first_reason(softmax_support(node, spec), int8_reason(node, spec, [node.args[0]]))
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
@@ -127,7 +134,7 @@ OP = ArmOp(
     name="log_softmax",
     edge_targets=(exir_ops.edge.aten._log_softmax.default,),
     aten_targets=(torch.ops.aten.log_softmax.int, torch.ops.aten._log_softmax.default),
-    support=softmax_support,
+    support=support,
     annotate=annotate_log_softmax,
     lower=lower,
     test_cases=TEST_CASES,

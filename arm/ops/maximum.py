@@ -20,4 +20,5 @@ OP = extremum_op(
     torch.ops.aten.maximum.default,
     ts.Op.MAXIMUM,
     _attribute,
+    two_tensor_form=(torch.max, torch.ops.aten.max.other),
 )

@@ -20,4 +20,5 @@ OP = extremum_op(
     torch.ops.aten.minimum.default,
     ts.Op.MINIMUM,
     _attribute,
+    two_tensor_form=(torch.min, torch.ops.aten.min.other),
 )

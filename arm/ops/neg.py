@@ -16,6 +16,7 @@ from arm.ops.common.elementwise import emit
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.unary import annotate_unary, lower_table, unary_support
+from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 
@@ -48,6 +49,13 @@ TEST_CASES = {
     "rank4": OpTestCase(FunctionModule(torch.neg), random_inputs(0, (1, 8, 16, 16))),
     "rank2": OpTestCase(FunctionModule(torch.neg), random_inputs(1, (4, 100))),
     "after_relu": OpTestCase(FunctionModule(negate_relu), random_inputs(2, (2, 6, 32))),
+    # int16 activations: an int16 TABLE of a straight line, exact; no int16 on TOSA-1.0+INT (TOSA, VGF).
+    "a16w8": OpTestCase(
+        FunctionModule(torch.neg),
+        random_inputs(3, (2, 3, 40)),
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

@@ -10,7 +10,7 @@ from torch.fx import Node
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.unary import annotate_unary, emit_unary, fixed_int8_output, lower_table, unary_support
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 
@@ -33,6 +33,14 @@ TEST_CASES = {
     # Inputs up to about +-9 reach both saturated ends of the fixed grid. (Wider inputs coarsen the input
     # grid until its rounding, times sigmoid's slope of up to 1/4, exceeds the harness's float bound.)
     "saturating": OpTestCase(FunctionModule(torch.sigmoid), tuple(2.5 * x for x in random_inputs(2, (2, 3, 40)))),
+    # int16 activations: one interpolating int16 TABLE (common/table.py); the TOSA-1.0+INT targets
+    # (TOSA, VGF) have no int16 extension.
+    "a16w8": OpTestCase(
+        FunctionModule(torch.sigmoid),
+        tuple(2.0 * x for x in random_inputs(3, (2, 3, 40))),
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

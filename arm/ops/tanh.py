@@ -10,7 +10,7 @@ from torch.fx import Node
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.unary import annotate_unary, emit_unary, fixed_int8_output, lower_table, unary_support
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 
@@ -32,6 +32,14 @@ TEST_CASES = {
     "rank3": OpTestCase(FunctionModule(torch.tanh), random_inputs(1, (2, 10, 32))),
     # Both saturated ends of the fixed grid; tanh's slope of 1 bounds how wide the inputs may be.
     "saturating": OpTestCase(FunctionModule(torch.tanh), tuple(1.5 * x for x in random_inputs(2, (4, 60)))),
+    # int16 activations: one interpolating int16 TABLE (common/table.py); the TOSA-1.0+INT targets
+    # (TOSA, VGF) have no int16 extension.
+    "a16w8": OpTestCase(
+        FunctionModule(torch.tanh),
+        random_inputs(3, (2, 3, 40)),
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

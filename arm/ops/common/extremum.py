@@ -30,8 +30,13 @@ def extremum_op(
     aten_target: torch._ops.OpOverload,
     tosa_op: int,
     set_attribute: AttributeSetter,
+    two_tensor_form: tuple[TensorPairFunction, torch._ops.OpOverload],
 ) -> ArmOp:
-    """The ArmOp of ``function`` (torch.maximum or torch.minimum) lowered to ``tosa_op``."""
+    """The ArmOp of ``function`` (torch.maximum or torch.minimum) lowered to ``tosa_op``.
+
+    ``two_tensor_form`` is the same function spelled ``torch.max(a, b)`` (ATen ``max.other``), which
+    to_edge turns into ``function``'s operator but the quantizer sees under its own name.
+    """
 
     def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return lower_add_sub(node, ctx, tosa_op, set_attribute)
@@ -39,11 +44,11 @@ def extremum_op(
     return ArmOp(
         name=name,
         edge_targets=(edge_target,),
-        aten_targets=(aten_target,),
+        aten_targets=(aten_target, two_tensor_form[1]),
         support=binary_support,
         annotate=annotate_binary,
         lower=lower,
-        test_cases=_test_cases(function),
+        test_cases=_test_cases(function, two_tensor_form[0]),
     )
 
 
@@ -69,10 +74,11 @@ class _WithScaled(torch.nn.Module):
         return self.function(x, x / 3.0)
 
 
-def _test_cases(function: TensorPairFunction) -> dict[str, OpTestCase]:
+def _test_cases(function: TensorPairFunction, two_tensor_form: TensorPairFunction) -> dict[str, OpTestCase]:
     return {
         "tensor": OpTestCase(_Pair(function), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
         "broadcast": OpTestCase(_Pair(function), random_inputs(1, (2, 6, 32), (1, 6, 1))),
         "different_grids": OpTestCase(_WithScaled(function), random_inputs(2, (4, 50))),
         "relu_fused": OpTestCase(_Pair(function, relu=True), random_inputs(3, (1, 4, 8, 8), (1, 4, 8, 8))),
+        "two_tensor_form": OpTestCase(_Pair(two_tensor_form), random_inputs(4, (3, 10), (3, 10))),
     }

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-import numpy as np
 import torch
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import QuantizationSpecBase
@@ -27,8 +26,8 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.op_test_case import OpTestCase
 from arm.ops.common.support import describe, first_reason
-from arm.ops.common.table import quantized_function_table, table
-from arm.ops.common.unary import annotate_unary, unary_support
+from arm.ops.common.table import function_table
+from arm.ops.common.unary import annotate_unary, on_float32, unary_support
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
@@ -97,15 +96,7 @@ def lower_function_table(
 ) -> TosaValue:
     """INT: ``node`` as one TABLE of ``function`` of its one tensor input ``tensor``."""
     value = ctx.quantized_value(tensor)
-    output = ctx.output_qparams(node)
-
-    def on_float32(real: np.ndarray) -> np.ndarray:
-        # The quantized module evaluates the operator in float32; so does the table.
-        with torch.no_grad():
-            return function(torch.from_numpy(real.astype(np.float32))).numpy().astype(np.float64)
-
-    entries = quantized_function_table(on_float32, value.qparams, output)
-    return table(ctx.graph, value, entries, name=node.name, qparams=output)
+    return function_table(ctx.graph, value, on_float32(function), ctx.output_qparams(node), name=node.name)
 
 
 def aten_overload(target: object) -> torch._ops.OpOverload:

@@ -11,6 +11,10 @@ if TYPE_CHECKING:  # the quantizer imports the op registry, which imports this m
     from arm.quantizer.quantization_config import QuantizationConfig
 
 
+# Every harness target, for a case that stays on the CPU everywhere (``cpu_targets=EVERY_TARGET``).
+EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
+
+
 @dataclasses.dataclass(frozen=True)
 class OpTestCase:
     """``module(*inputs)`` exercises the op; ``calibration`` holds extra input tuples for INT observers.
@@ -22,6 +26,9 @@ class OpTestCase:
     maps an Ethos-U harness target to the evidence that Vela's command stream for this case does not
     compute what the TOSA graph does: there the test asserts that the departure is still there (so a
     fixed Vela or model makes it fail and the entry goes), instead of bit-exactness.
+    ``steps_from_quantized`` is how many output steps the delegate may be from the quantized module:
+    one (both round the same real value) unless the lowering approximates by design, as an int16
+    TABLE does by interpolating between entries 128 input codes apart (common/table.py).
     """
 
     module: torch.nn.Module
@@ -30,6 +37,7 @@ class OpTestCase:
     cpu_targets: tuple[str, ...] = ()
     quantization: Callable[[], QuantizationConfig] | None = None
     known_departures: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    steps_from_quantized: float = 1.0
 
     def calibration_inputs(self) -> list[tuple[torch.Tensor, ...]]:
         return [self.inputs, *self.calibration]

@@ -87,11 +87,21 @@ def _pair(value: list[int] | int) -> tuple[int, int]:
     return (value, value) if isinstance(value, int) else (value[0], value[-1])
 
 
-def u55_reason(node: Node, spec: TosaSpecification, window: PoolWindow, *, padded_avg: bool) -> str | None:
-    """Why Vela cannot run this pool on the U55 (it keeps such pools on its CPU), or None."""
+def u55_reason(
+    node: Node,
+    spec: TosaSpecification,
+    window: PoolWindow,
+    *,
+    padded_avg: bool,
+    input_shape: tuple[int, ...] | None = None,
+) -> str | None:
+    """Why Vela cannot run this pool on the U55 (it keeps such pools on its CPU), or None.
+
+    ``input_shape`` is the NCHW shape pooled (default: node.args[0]'s; max_pool1d passes [N, C, 1, L]).
+    """
     if not spec.has("u55"):
         return None
-    batch, _, height, width = shape_of(node.args[0])
+    batch, _, height, width = input_shape or shape_of(node.args[0])
     window = window.for_input(height, width)
     kernel_h, kernel_w = window.kernel
     if batch != 1:
@@ -112,9 +122,17 @@ def u55_reason(node: Node, spec: TosaSpecification, window: PoolWindow, *, padde
 
 
 def lower_pool(
-    ctx: LoweringContext, node: Node, op: ts.Op, window: PoolWindow, *, pad_inside: bool, name: str | None = None
+    ctx: LoweringContext,
+    node: Node,
+    op: ts.Op,
+    window: PoolWindow,
+    *,
+    pad_inside: bool,
+    name: str | None = None,
+    nchw_input: TosaValue | None = None,
 ) -> TosaValue:
-    """AVG_POOL2D / MAX_POOL2D of node.args[0] in NHWC, written onto the node's output grid (INT).
+    """AVG_POOL2D / MAX_POOL2D of node.args[0] (or of ``nchw_input``, an NCHW view of it) in NHWC, written
+    onto the node's output grid (INT).
 
     Returns the NCHW result named ``name`` (default: the node's name), shaped [N, C, out_h, out_w].
 
@@ -122,11 +140,11 @@ def lower_pool(
     MAX_POOL2D treats as -inf) do PyTorch's padding; otherwise an explicit PAD with real zeros
     comes first (avg_pool2d's count_include_pad).
     """
-    x = node.args[0]
-    batch, channels, height, width = shape_of(x)
+    nchw_input = nchw_input or ctx.value(node.args[0])
+    batch, channels, height, width = nchw_input.shape
     out_h, out_w = window.output_size(height, width)
     window = window.for_input(height, width)
-    value = to_nhwc(ctx.graph, ctx.value(x))
+    value = to_nhwc(ctx.graph, nchw_input)
     pad_h, pad_w = window.axis_padding(height, 0, out_h), window.axis_padding(width, 1, out_w)
     used_h, used_w = height - pad_h.dropped, width - pad_w.dropped
     if (used_h, used_w) != (height, width):

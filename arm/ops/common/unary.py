@@ -1,13 +1,14 @@
 """Shared pieces of the one-input elementwise ops (activations, exp, log, neg, ...).
 
-Support, the default int8 annotation, the INT lowering through a lookup table and the float emitters
+Support, the default annotation, the INT lowering through a lookup table and the float emitters
 they share.
 
 In the INT profile every one of these ops is a function of an int8 input, so one 256-entry TABLE
 computes it exactly as the quantized PyTorch module does (dequantize, float function, quantize),
 whatever the function. That is also the best graph for the NPU: one TABLE is a single elementwise
 pass with a lookup on the U55 and the U85, where a decomposition (hardswish: add, two clamps, mul,
-div) would need a rescale and an int32 intermediate per step.
+div) would need a rescale and an int32 intermediate per step. int16 inputs (a16w8) get TOSA's
+513-entry interpolating int16 TABLE (common/table.py), which Vela 5.2.0 runs on the U55 and the U85.
 """
 
 from __future__ import annotations
@@ -20,25 +21,47 @@ import tosa_serializer as ts
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import FixedQParamsQuantizationSpec, QuantizationSpecBase
 
+from arm.ops.common import registry
 from arm.ops.common.elementwise import AttributeSetter, emit
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.table import quantized_function_table, table
+from arm.ops.common.table import function_table
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
-from arm.tosa.quantization import is_dequantize
+from arm.tosa.quantization import is_dequantize, is_quantize, output_quantize
 from arm.tosa.specification import TosaSpecification
 
 
 def unary_support(node: Node, spec: TosaSpecification) -> str | None:
     """The profile and rank rules, applied to the first argument only (the others are scalars), and
-    an int8 input in the INT profile (the lookup tables have 256 entries)."""
+    in the INT profile an input and output of one width that the target has a TABLE for."""
     return first_reason(
         profile_reason(node, spec, [node.args[0]]),
         rank_reason(node, shape_of(node)),
-        int8_reason(node, spec, [node.args[0]]),
+        table_reason(node, spec),
     )
+
+
+def table_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """None unless the node's input and output are quantized to different widths (int8 and int16),
+    which no one TABLE maps between."""
+    if not spec.is_int:
+        return None
+    widths = {_quantized_dtype(node.args[0]), _quantized_dtype(output_quantize(node, registry.is_fused_activation))}
+    widths.discard(None)
+    if len(widths) > 1:
+        return (
+            f"{describe(node)}: input and output are quantized to {' and '.join(sorted(map(str, widths)))}; "
+            "a TABLE keeps one width (quantize both alike)"
+        )
+    return None
+
+
+def _quantized_dtype(node: Node | None) -> torch.dtype | None:
+    if node is None or not (is_dequantize(node) or is_quantize(node)):
+        return None
+    return next((arg for arg in node.args if isinstance(arg, torch.dtype)), None)
 
 
 def int8_reason(node: Node, spec: TosaSpecification, inputs: Sequence[Node]) -> str | None:
@@ -54,7 +77,9 @@ def int8_reason(node: Node, spec: TosaSpecification, inputs: Sequence[Node]) -> 
 
 
 def annotate_unary(node: Node, config: QuantizationConfig, output: QuantizationSpecBase | None = None) -> None:
-    """An observed int8 input and an int8 output (observed too, unless ``output`` fixes its grid)."""
+    """An observed input and an output (observed too, unless ``output`` fixes its grid) of the config's width."""
+    if isinstance(output, FixedQParamsQuantizationSpec) and config.activation.dtype == torch.int16:
+        output = as_int16(output)
     annotate(node, {node.args[0]: config.activation}, output or config.activation)
 
 
@@ -74,18 +99,35 @@ def fixed_int8_output(scale: float, zero_point: int) -> FixedQParamsQuantization
     )
 
 
+def as_int16(spec: FixedQParamsQuantizationSpec) -> FixedQParamsQuantizationSpec:
+    """The int16 grid for a fixed int8 one: symmetric (TOSA's int16 operators take zero point 0) and
+    covering the same real range."""
+    low = (spec.quant_min - spec.zero_point) * spec.scale
+    high = (spec.quant_max + 1 - spec.zero_point) * spec.scale
+    return FixedQParamsQuantizationSpec(
+        dtype=torch.int16,
+        scale=max(abs(low), abs(high)) / 32768,
+        zero_point=0,
+        quant_min=-32767,
+        quant_max=32767,
+        qscheme=torch.per_tensor_symmetric,
+    )
+
+
 def lower_table(node: Node, ctx: LoweringContext, function: Callable[[torch.Tensor], torch.Tensor]) -> TosaValue:
     """INT: ``node`` as a TABLE of ``function`` (a float32 torch function) from its input's grid to its own."""
     value = ctx.quantized_value(node.args[0])
-    output = ctx.output_qparams(node)
+    return function_table(ctx.graph, value, on_float32(function), ctx.output_qparams(node), name=node.name)
 
-    def on_float32(real: np.ndarray) -> np.ndarray:
-        # The quantized module evaluates the function in float32; so does the table.
+
+def on_float32(function: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[np.ndarray], np.ndarray]:
+    """``function`` on numpy reals, evaluated in float32 as the quantized module evaluates it."""
+
+    def evaluate(real: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             return function(torch.from_numpy(real.astype(np.float32))).numpy().astype(np.float64)
 
-    entries = quantized_function_table(on_float32, value.qparams, output)
-    return table(ctx.graph, value, entries, name=node.name, qparams=output)
+    return evaluate
 
 
 def emit_unary(

@@ -1,0 +1,137 @@
+"""aten.group_norm -> layer_norm's row normalization on [N * G, C / G * HW], then a per-channel scale and shift.
+
+Each group's channels and positions are contiguous in NCHW, so the groups are the rows of one
+reshape, normalized as layer_norm.py normalizes its rows. FP: REDUCE_SUM, RSQRT and friends
+(layer_norm.lower_float), then MUL and ADD with the weight and bias broadcast over [N, C, HW].
+INT: layer_norm's int16 normalized value ``u`` (sums, CLZ and Newton-Raphson per row), moved to
+channels-last ([N * HW, C]) so that the weight and bias are layer_norm's 1x1 DEPTHWISE_CONV2D over
+the C channels, whose per-channel output RESCALE carries each weight's magnitude.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from torch.fx import Node
+
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import fp_add, fp_mul, int8_reason
+from arm.ops.layer_norm import MAX_NORMALIZED_ELEMENTS, lower_float, normalize_rows_int, scale_and_shift
+from arm.quantizer.annotation import annotate
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.layout import transpose
+from arm.tosa.specification import TosaSpecification
+
+_SWAP_LAST_TWO = (0, 2, 1)
+
+
+def _groups(node: Node) -> int:
+    """native_group_norm(x, w, b, N, C, HxW, group, eps) on the edge; group_norm(x, group, ...) in ATen."""
+    return node.args[6] if node.target == exir_ops.edge.aten.native_group_norm.default else node.args[1]
+
+
+def _group_size(node: Node) -> int:
+    batch, channels, *spatial = shape_of(node.args[0])
+    return channels // _groups(node) * int(np.prod(spatial, dtype=np.int64))
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    size = _group_size(node)
+    return first_reason(
+        profile_reason(node, spec, [x]),
+        int8_reason(node, spec, [x]),
+        rank_reason(node, shape_of(x)),
+        (
+            f"{describe(node)}: normalizing groups of {size} elements exceeds the {MAX_NORMALIZED_ELEMENTS} "
+            "the integer lowering holds in int32; use the FP profile"
+            if spec.is_int and size > MAX_NORMALIZED_ELEMENTS
+            else None
+        ),
+    )
+
+
+def annotate_group_norm(node: Node, config: QuantizationConfig) -> None:
+    """Only the activation is quantized; weight and bias stay float and become constants of the lowering."""
+    annotate(node, {node.args[0]: config.activation}, config.activation)
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    x_node, weight_node, bias_node = node.args[:3]
+    eps = node.args[7]
+    x = ctx.value(x_node)
+    batch, channels, *spatial = x.shape
+    positions = int(np.prod(spatial, dtype=np.int64))
+    groups = _groups(node)
+    rows = reshape(ctx.graph, x, (batch * groups, channels // groups * positions), name=f"{node.name}_groups")
+    weight, bias = (
+        None if arg is None else ctx.real_constant(arg).astype(np.float64) for arg in (weight_node, bias_node)
+    )
+    if ctx.spec.is_fp:
+        normalized = lower_float(ctx, rows, None, None, eps, name=f"{node.name}_norm")
+        result = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
+        result = _float_affine(ctx, result, weight, bias, name=node.name)
+        return reshape(ctx.graph, result, x.shape, name=node.name)
+    normalized, fraction_bits = normalize_rows_int(ctx, rows, eps, name=f"{node.name}_norm")
+    per_channel = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
+    if positions > 1:
+        per_channel = transpose(ctx.graph, per_channel, _SWAP_LAST_TWO, name=f"{node.name}_channels_last")
+    flat = reshape(ctx.graph, per_channel, (batch * positions, channels), name=f"{node.name}_positions")
+    affine = scale_and_shift(ctx, flat, weight, bias, ctx.output_qparams(node), fraction_bits,
+                             name=f"{node.name}_affine")  # fmt: skip
+    result = reshape(ctx.graph, affine, (batch, positions, channels), name=f"{node.name}_positions_out")
+    if positions > 1:
+        result = transpose(ctx.graph, result, _SWAP_LAST_TWO, name=f"{node.name}_channels_first")
+    return reshape(ctx.graph, result, x.shape, name=node.name)
+
+
+def _float_affine(
+    ctx: LoweringContext, value: TosaValue, weight: np.ndarray | None, bias: np.ndarray | None, *, name: str
+) -> TosaValue:
+    """``value * weight + bias`` with [C] parameters broadcast over [N, C, HW]."""
+    channels = value.shape[1]
+    if weight is not None:
+        constant = ctx.graph.add_const(f"{name}_weight", weight.reshape(1, channels, 1).astype(np.float32))
+        value = fp_mul(ctx, value, constant, name=f"{name}_scaled")
+    if bias is not None:
+        constant = ctx.graph.add_const(f"{name}_bias", bias.reshape(1, channels, 1).astype(np.float32))
+        value = fp_add(ctx, value, constant, name=f"{name}_shifted")
+    return value
+
+
+class _GroupNorm(torch.nn.Module):
+    """A group norm whose weight and bias (drawn from the seeded generator) are not the trivial 1 and 0."""
+
+    def __init__(self, groups: int, channels: int, *, affine: bool = True):
+        super().__init__()
+        self.norm = torch.nn.GroupNorm(groups, channels, affine=affine)
+        if affine:
+            with torch.no_grad():
+                self.norm.weight.copy_(1.0 + 0.5 * torch.randn(channels))
+                self.norm.bias.copy_(0.5 * torch.randn(channels))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(x)
+
+
+TEST_CASES = {
+    "groups2_affine": OpTestCase(seeded(0, _GroupNorm, 2, 8), random_inputs(0, (1, 8, 4, 4))),
+    # Rank 3 (a sequence), batch 2, a group per channel (instance norm), no affine parameters.
+    "instance_rank3_no_affine": OpTestCase(seeded(1, _GroupNorm, 6, 6, affine=False), random_inputs(1, (2, 6, 10))),
+}
+
+OP = ArmOp(
+    name="group_norm",
+    # to_edge turns group_norm into this three-result op; arm/ops/getitem.py selects result 0.
+    edge_targets=(exir_ops.edge.aten.native_group_norm.default,),
+    aten_targets=(torch.ops.aten.group_norm.default,),
+    support=support,
+    annotate=annotate_group_norm,
+    lower=lower,
+    test_cases=TEST_CASES,
+)
