@@ -1,39 +1,39 @@
-"""aten.copy (``y.copy_(x)`` in a forward, made functional by export) -> no TOSA op: the result is the source's value.
+"""aten.copy(self, src) -> src broadcast to self's shape (RESHAPE, TILE): ``y.copy_(x)`` and ``x[i] = src``.
 
-``copy(self, src)`` returns ``src`` in ``self``'s shape and dtype; ``self``'s values are overwritten.
-When the shapes and dtypes agree the result is ``src`` itself (quantized, it keeps src's grid);
-a broadcasting or converting copy stays on the CPU. (The file is named for ``Tensor.copy_``, as the
-peer's test is; a plain ``copy.py`` would shadow Python's ``copy`` module for scripts run from here.)
+Export makes ``y.copy_(x)`` functional as copy(y, x); functionalization turns an in-place write into a
+view into copy(selected view, src) followed by a scatter (select_scatter, slice_scatter) of the
+result. Either way the copy only broadcasts src; self's values are not read. Quantized, the result
+keeps src's grid. A copy that changes the dtype stays on the CPU. (The file is named for
+``Tensor.copy_``: a plain ``copy.py`` would shadow Python's ``copy`` module for scripts run from here.)
 """
 
 from __future__ import annotations
 
+import math
+
 import torch
+import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason
+from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue
+from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    destination, source = node.args[:2]
-    same = shape_of(destination) == shape_of(source) and dtype_of(destination) == dtype_of(source)
-    return first_reason(
-        None if same else (
-            f"{describe(node)}: copies {list(shape_of(source))} {dtype_of(source)} into "
-            f"{list(shape_of(destination))} {dtype_of(destination)}; only copies that neither broadcast nor "
-            "convert are lowered"
-        ),
-        profile_reason(node, spec, [source]),
-    )  # fmt: skip
+    target, src = node.args[:2]
+    if not isinstance(src, Node):
+        return f"{describe(node)}: the copied value must be a tensor"
+    if dtype_of(src) != dtype_of(target):
+        return f"{describe(node)}: copies {dtype_of(src)} into {dtype_of(target)}; a converting copy runs on the CPU"
+    return first_reason(profile_reason(node, spec, [src]), rank_reason(node, shape_of(node)))
 
 
 def annotate_copy(node: Node, config: QuantizationConfig) -> None:
@@ -41,10 +41,33 @@ def annotate_copy(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    value = ctx.value(node.args[1])
+    src = node.args[1]
+    value = ctx.value(src)
     if ctx.spec.is_int:
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
-    return value
+    shape = shape_of(node)
+    ranked = (1,) * (len(shape) - value.rank) + value.shape
+    multiples = [extent if size == 1 else 1 for size, extent in zip(ranked, shape)]
+    if math.prod(multiples) == 1:
+        return reshape(ctx.graph, value, shape, name=node.name)
+    value = reshape(ctx.graph, value, ranked, name=f"{node.name}_ranked") if value.shape != ranked else value
+    output = ctx.graph.add_tensor(node.name, shape, value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TileAttribute()
+    ctx.graph.add_op(ts.Op.TILE, [value, ctx.graph.add_shape_const(f"{node.name}_multiples", multiples)], [output], attribute)
+    return output
+
+
+def row_written_in_place(x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    x = x.clone()
+    x[-1] = src
+    return x
+
+
+def block_broadcast_in_place(x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    x = x.clone()
+    x[:, 1:3] = src  # src (1, 6) broadcast over the two rows
+    return x
 
 
 def overwrite_a_clone(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -55,6 +78,8 @@ def overwrite_a_clone(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 TEST_CASES = {
     "overwrite": OpTestCase(FunctionModule(overwrite_a_clone), random_inputs(0, (2, 3, 8), (2, 3, 8))),
+    "row_in_place": OpTestCase(FunctionModule(row_written_in_place), random_inputs(0, (5, 8), (8,))),
+    "broadcast_block_in_place": OpTestCase(FunctionModule(block_broadcast_in_place), random_inputs(1, (2, 4, 6), (1, 6))),
 }
 
 OP = ArmOp(

@@ -43,7 +43,7 @@ TEST_CASES = {
     "channel": OpTestCase(
         FunctionModule(second_channel), (random_inputs(0, (1, 4, 5, 6))[0], 2.0 * random_inputs(1, (1, 5, 6))[0])
     ),
-    # x[-1] = src, in place, is arm/ops/copy.py's case: copy, then this op.
+    # x[-1] = src, in place, is arm/ops/copy_.py's case: copy, then this op.
     "last_row": OpTestCase(FunctionModule(last_row), random_inputs(2, (5, 8), (8,))),
 }
 
