@@ -12,10 +12,11 @@ search over 2048 bins per tensor at convert time.
 
 How it stays cheap: besides MinMax's running minimum and maximum, each batch keeps only the values
 beyond a threshold on each side, and the clipping point is the exact (tail_fraction * count)-th most
-extreme value among them. The threshold is 0.8 of the clipping point estimated from the batches
+extreme value among them. The threshold is 0.9 of the clipping point estimated from the batches
 before (half the observed extreme until that estimate rests on a few values), so only a few hundredths of a percent of the values
-are kept, and they are found cheaply: the maximum of each row of 256 values first (as fast as MinMax's
-own pass), then a search of the few rows that reach the threshold. A value below the threshold is
+are kept, and they are found cheaply: the maximum of each row of 64 values first (as fast as MinMax's
+own pass; shorter rows take torch's slow reduction path), then a search of the few rows that reach
+the threshold. A value below the threshold is
 never kept, so the clipping point cannot be below the highest threshold used (the ``floor``): if the
 tail of later batches is much thinner than the first's, the range stops at that floor, clipping less
 than the rule asks, never more. Small tensors (fewer than 1 / tail_fraction values, such as
@@ -36,14 +37,14 @@ from torchao.quantization.pt2e import MinMaxObserver
 TAIL_FRACTION = 3e-5
 
 # Batches keep the values beyond half the extreme until the clipping point rests on _SETTLED values
-# beyond it, then those beyond 0.8 of it (a margin for the point to move down as more values arrive).
+# beyond it, then those beyond 0.9 of it (a margin for the point to move down as more values arrive).
 _FIRST_THRESHOLD = 0.5
-_EDGE_MARGIN = 0.8
+_EDGE_MARGIN = 0.9
 _SETTLED = 8
 
 # Candidates are found row by row: a row of this many values is searched only if its extreme is
 # beyond the threshold.
-_ROW = 256
+_ROW = 64
 
 # Above this many candidates on one side, only the largest ones that can still matter are kept.
 _PRUNE_AT = 1 << 20
