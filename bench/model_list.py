@@ -5,6 +5,7 @@ BENCH_MODELS = {
     "dscnn": "models.ds_cnn:model",
     "resnet18": "models.resnet18:model",
     "mv3_small": "models.mobilenet_v3_small:model",
+    "efficientnet_b0": "models.efficientnet_b0:model",
     "transformer": "models.transformer_encoder:model",
     # Transformer zoo (models/zoo/): attention, unbind, expand, embeddings.
     "deit_tiny": "models.zoo.deit_tiny:model",
