@@ -77,6 +77,20 @@ Status binary_op_out(const KernelArgs& args, Op op) {
   });
 }
 
+// The tensor-with-scalar family (add.Scalar_out, mul.Scalar_out, remainder.Scalar_out, ...): computes in
+// promote_with_scalar(self, other), which must be in `Dtypes` and castable to out, with `other` cast to that
+// dtype once (ExecuTorch's scalar_to<CTYPE_COMPUTE>); op(Compute x, Compute other) is a generic lambda.
+template <unsigned Dtypes, typename Op>
+Status map_with_scalar(const Tensor& self, const Scalar& other, Tensor& out, Op op) {
+  const ScalarType common = promote_with_scalar(self.scalar_type, other);
+  PTE_RETURN_IF_ERROR(expect_can_cast(common, out.scalar_type, "out"));
+  return switch_dtype<Dtypes>(common, "the common dtype of self and the scalar other", [&](auto tag) {
+    using Compute = typename decltype(tag)::type;
+    const Compute value = other.to<Compute>();
+    return map_unary<Compute>(self, out, [&](Compute x) { return static_cast<Compute>(op(x, value)); });
+  });
+}
+
 // The float unary family (exp, sin, sqrt, sigmoid, ...): `self` of any real or bool dtype computed in
 // float32 (ExecuTorch's unary_ufunc_realhbbf16_to_floathbf16), out float32.
 Status float_unary_out(const KernelArgs& args, float (*fn)(float));
