@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/core/decimal_text.h"
 #include "runtime/kernels/checks.h"
 #include "runtime/kernels/ops/ops.h"
 
@@ -17,8 +18,8 @@ Status tril_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(const int64_t diagonal, args.integer(1));
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(2));
   if (self->rank < 2) {
-    return Status::failure(Error::kKernelFailed, "self has rank %u; it needs at least 2 (a matrix or a batch of them)",
-                           self->rank);
+    return Status::failure(Error::kKernelFailed, "self has rank %lu; it needs at least 2 (a matrix or a batch of them)",
+                           as_ulong(self->rank));
   }
   PTE_RETURN_IF_ERROR(expect_same_scalar_type(*out, *self, "out", "self"));
   PTE_RETURN_IF_ERROR(expect_same_shape(*out, *self, "out", "self"));
