@@ -20,12 +20,12 @@ class BumpArena {
   BumpArena(const BumpArena&) = delete;
   BumpArena& operator=(const BumpArena&) = delete;
 
-  // `size` raw bytes, not cleared: what they back (planned buffers, the Ethos-U scratch, file contents,
-  // the runtime arena's own block) is written before it is read. Memory planning gives every byte of a
-  // planned buffer to a tensor that a kernel, a delegate or set_input writes first, Vela's command stream
-  // writes each scratch tensor before it reads it, and files are read in whole. Clearing them cost the
-  // Corstone-300 firmware 15.3 M of its 17.3 M instructions per load of MobileNetV2 (U55-128, QEMU
-  // -icount; 14x the 1.1 M of an inference's CPU share), most of it the unused tail of its 32 MiB region; the host runner fills them with a pattern instead (runner/host_program.cc), so every host
+  // `size` raw bytes, not cleared: what they back (planned buffers, file contents, the runtime arena's
+  // own block) is written before it is read. Memory planning gives every byte of a planned buffer to a
+  // tensor that a kernel, a delegate or set_input writes first, and files are read in whole. (The
+  // Ethos-U scratch is cleared by its backend: a Vela stream may read bytes it never wrote.) Clearing them cost the
+  // Corstone-300 firmware 14.7 M of its 17.3 M instructions per load of MobileNetV2 (U55-128, QEMU
+  // -icount; 13x the 1.1 M of an inference's CPU share), most of it the unused tail of its 32 MiB region; the host runner fills them with a pattern instead (runner/host_program.cc), so every host
   // test checks that nothing reads them first. `alignment` must be a power of two; `what` names the
   // allocation in the error message.
   Result<void*> allocate(size_t size, size_t alignment, const char* what);
