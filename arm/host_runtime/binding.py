@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ctypes
-import os
 from pathlib import Path
+
+from arm.host_runtime.library import find_library
 
 # Where Bazel puts the shared library in runfiles; PTE_RUNTIME_LIBRARY overrides it.
 _LIBRARY_RUNFILES_PATH = "runtime/python/libpte_runtime.so"
@@ -53,15 +54,10 @@ class LoadOptions(ctypes.Structure):
 
 
 def library_path() -> Path:
-    if override := os.environ.get(LIBRARY_ENV):
-        return Path(override)
-    # Under Bazel this file sits at <runfiles>/<workspace>/arm/host_runtime/, next to runtime/.
-    candidate = Path(os.path.abspath(__file__)).parents[2] / _LIBRARY_RUNFILES_PATH
-    if candidate.exists():
-        return candidate
-    raise FileNotFoundError(
-        f"cannot find {_LIBRARY_RUNFILES_PATH}: run under Bazel (`./bazelw run //arm:run -- ...`, or a target with "
-        f"//runtime/python:libpte_runtime.so as data), or build it and set {LIBRARY_ENV} to its path"
+    return find_library(
+        _LIBRARY_RUNFILES_PATH,
+        LIBRARY_ENV,
+        "run under Bazel (`./bazelw run //arm:run -- ...`, or a target with //runtime/python:libpte_runtime.so as data)",
     )
 
 

@@ -1,7 +1,5 @@
 #include "runtime/core/arena.h"
 
-#include <cstring>
-
 #include "runtime/core/checked_math.h"
 #include "runtime/core/decimal_text.h"
 
@@ -21,7 +19,6 @@ Result<void*> BumpArena::allocate(size_t size, size_t alignment, const char* wha
   }
   uint8_t* memory = base_ + used_ + padding;
   used_ += padding + size;
-  std::memset(memory, 0, size);
   return static_cast<void*>(memory);
 }
 

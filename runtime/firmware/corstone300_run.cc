@@ -73,6 +73,9 @@ int run_on_corstone300(RunIo& io, RunOptions options, ethosu::NpuDriver* npu) {
   }
   print_report(report.value());
   // Meaningful as instructions only when QEMU runs with -icount shift=0 (one instruction per nanosecond).
+  std::printf("load: %s SysTick ticks at %lu Hz (= %s instructions when QEMU runs with -icount shift=0)\n",
+              DecimalText(report->load_ticks).c_str(), static_cast<unsigned long>(kSysTickHz),
+              DecimalText(report->load_ticks * 1000000000u / kSysTickHz).c_str());
   std::printf("execute: %s SysTick ticks at %lu Hz (= %s instructions when QEMU runs with -icount shift=0)\n",
               DecimalText(report->execute_ticks).c_str(), static_cast<unsigned long>(kSysTickHz),
               DecimalText(report->execute_ticks * 1000000000u / kSysTickHz).c_str());

@@ -98,6 +98,7 @@ Result<RunReport> run_method(RunIo& io, Span<uint8_t> region_memory, const Kerne
                              const BackendRegistry& backends, const RunOptions& options) {
   RunReport report;
   report.region_bytes = region_memory.size();
+  const uint64_t load_start = options.read_ticks ? options.read_ticks() : 0;
   BumpArena region(region_memory);
 
   Result<Span<const uint8_t>> program_bytes = io.program(region);
@@ -138,6 +139,7 @@ Result<RunReport> run_method(RunIo& io, Span<uint8_t> region_memory, const Kerne
   }
 
   const uint64_t start = options.read_ticks ? options.read_ticks() : 0;
+  report.load_ticks = start - load_start;
   PTE_RETURN_IF_ERROR(method.execute());
   report.execute_ticks = options.read_ticks ? options.read_ticks() - start : 0;
   report.runtime_arena_used = runtime.used();

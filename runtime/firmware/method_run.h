@@ -45,6 +45,9 @@ struct RunReport {
   size_t planned_bytes = 0;
   size_t runtime_arena_used = 0;
   size_t runtime_arena_capacity = 0;
+  // Clock ticks from the start of run_method to just before Method::execute: reading the program and
+  // inputs, planning memory, Method::load and setting inputs (0 without a clock).
+  uint64_t load_ticks = 0;
   // Clock ticks across Method::execute (0 without a clock).
   uint64_t execute_ticks = 0;
   size_t outputs_checked = 0;

@@ -1,11 +1,11 @@
 """npu_model_firmware_test: a whole delegated program on QEMU's Corstone-300, its Ethos-U delegates on the
 functional NPU model running on the Cortex-M55, against outputs the host computes without our runtime."""
 
-load("//arm/ethosu/npu_model:defs.bzl", "program_oracle_outputs")
+load("//runtime/crosscheck:oracles.bzl", "oracle_outputs")
 load("//tools/emulators:emulator.bzl", "emulator_test")
 load(":embedded_program.bzl", "pte_firmware_image")
 
-def npu_model_firmware_test(name, program, tags = [], **kwargs):
+def npu_model_firmware_test(name, program, oracle = "delegates", tags = [], **kwargs):
     """`<name>`: runs `program` in an image built with npu = "model" and checks its first output bit for bit.
 
     The inputs and expected outputs come from program_oracle.py (`<name>_oracle/`): the q/dq ops in numpy
@@ -13,12 +13,16 @@ def npu_model_firmware_test(name, program, tags = [], **kwargs):
 
     Args:
       name: the test.
+      oracle: which oracle makes the inputs and expected outputs (runtime/crosscheck/oracles.bzl):
+        "delegates" (q/dq in numpy, delegates on the TOSA reference model) or "executorch" (CPU runs on
+        ExecuTorch's host runtime), for programs with other CPU ops.
       program: an arm_pte target for ethos-u55-128 with one input and one output.
       tags: extra tags; `qemu` and `u55` are always added.
       **kwargs: passed to the test (size, timeout, ...).
     """
-    program_oracle_outputs(
+    oracle_outputs(
         name = name + "_oracle",
+        oracle = oracle,
         testonly = True,
         program = program,
     )

@@ -51,6 +51,15 @@ Status expect_same_dim_order(const Tensor& tensor, const Tensor& reference, cons
   return Status::failure(Error::kNotSupported, "%s and %s have different dim orders", what, reference_what);
 }
 
+Status expect_float32_default_order(std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* tensor : tensors) {
+    if (tensor == nullptr) continue;
+    PTE_RETURN_IF_ERROR(expect_scalar_type(*tensor, ScalarType::kFloat, "every tensor"));
+    PTE_RETURN_IF_ERROR(expect_default_dim_order(*tensor, "every tensor"));
+  }
+  return Status();
+}
+
 Result<uint32_t> normalize_dim(int64_t dim, uint32_t rank, const char* what) {
   const int64_t signed_rank = static_cast<int64_t>(rank);
   // A rank-0 tensor accepts dim 0 and -1, like PyTorch.

@@ -77,6 +77,53 @@ Status binary_op_out(const KernelArgs& args, Op op) {
   });
 }
 
+// The tensor-with-scalar family (add.Scalar_out, mul.Scalar_out, remainder.Scalar_out, ...): computes in
+// promote_with_scalar(self, other), which must be in `Dtypes` and castable to out, with `other` cast to that
+// dtype once (ExecuTorch's scalar_to<CTYPE_COMPUTE>); op(Compute x, Compute other) is a generic lambda.
+template <unsigned Dtypes, typename Op>
+Status map_with_scalar(const Tensor& self, const Scalar& other, Tensor& out, Op op) {
+  const ScalarType common = promote_with_scalar(self.scalar_type, other);
+  PTE_RETURN_IF_ERROR(expect_can_cast(common, out.scalar_type, "out"));
+  return switch_dtype<Dtypes>(common, "the common dtype of self and the scalar other", [&](auto tag) {
+    using Compute = typename decltype(tag)::type;
+    const Compute value = other.to<Compute>();
+    return map_unary<Compute>(self, out, [&](Compute x) { return static_cast<Compute>(op(x, value)); });
+  });
+}
+
+// The alpha family (add, sub): out = combine(self, alpha, other) with alpha and the operands in the common
+// dtype, ExecuTorch's order of operations (alpha * other first). `.out` takes a Tensor other and computes in
+// promote_types(self, other); `.Scalar_out` takes a Scalar other and computes in
+// promote_with_scalar(self, other). combine(T x, T alpha, T y) is a generic lambda.
+template <typename Combine>
+Status alpha_tensor_out(const KernelArgs& args, Combine combine) {
+  PTE_RETURN_IF_ERROR(args.expect_count(5));
+  PTE_ASSIGN_OR_RETURN(const Tensor* self, args.tensor(0));
+  PTE_ASSIGN_OR_RETURN(const Tensor* other, args.tensor(1));
+  PTE_ASSIGN_OR_RETURN(const Scalar alpha, args.scalar(2));
+  PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(3));
+  const ScalarType common = promote_types(self->scalar_type, other->scalar_type);
+  PTE_RETURN_IF_ERROR(expect_can_cast(common, out->scalar_type, "out"));
+  return switch_dtype<kRealDtypes>(common, "the common dtype of self and other", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T scale = alpha.to<T>();
+    return map_binary<T>(*self, *other, *out, [&](T x, T y) { return static_cast<T>(combine(x, scale, y)); });
+  });
+}
+
+template <typename Combine>
+Status alpha_scalar_out(const KernelArgs& args, Combine combine) {
+  PTE_RETURN_IF_ERROR(args.expect_count(5));
+  PTE_ASSIGN_OR_RETURN(const Tensor* self, args.tensor(0));
+  PTE_ASSIGN_OR_RETURN(const Scalar other, args.scalar(1));
+  PTE_ASSIGN_OR_RETURN(const Scalar alpha, args.scalar(2));
+  PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(3));
+  return map_with_scalar<kRealDtypes>(*self, other, *out, [&](auto x, auto value) {
+    using T = decltype(x);
+    return static_cast<T>(combine(x, alpha.to<T>(), value));
+  });
+}
+
 // The float unary family (exp, sin, sqrt, sigmoid, ...): `self` of any real or bool dtype computed in
 // float32 (ExecuTorch's unary_ufunc_realhbbf16_to_floathbf16), out float32.
 Status float_unary_out(const KernelArgs& args, float (*fn)(float));

@@ -31,7 +31,8 @@ TEST(registry_finds_kernels_by_program_names) {
   EXPECT_OK(register_reference_kernels(registry));
   EXPECT_TRUE(registry.find("aten::add", "out") == ops::add_out);
   EXPECT_TRUE(registry.find("quantized_decomposed::quantize_per_tensor", "out") == ops::quantize_per_tensor_out);
-  EXPECT_TRUE(registry.find("aten::add", "Scalar_out") == nullptr);
+  EXPECT_TRUE(registry.find("aten::add", "Scalar_out") == ops::add_scalar_out);
+  EXPECT_TRUE(registry.find("aten::add", "Tensor_out") == nullptr);
   EXPECT_TRUE(registry.find("aten::add.out", "") == ops::add_out);
   EXPECT_ERROR(registry.add(Kernel{"aten::add.out", ops::add_out}), Error::kInvalidArgument, "registered twice");
 }

@@ -21,6 +21,17 @@ bool parse_npu_choice(const char* text, NpuChoice* choice) {
   return false;
 }
 
+namespace {
+
+// The runtime never clears planned buffers or the Ethos-U scratch it takes from the arena (BumpArena::
+// allocate): memory planning and Vela's plan have every byte written before it is read. The host fills
+// them with a pattern no test output could come from by chance, so every program run here checks that.
+constexpr uint8_t kUnwrittenPattern = 0xA5;
+
+void fill_with_pattern(Span<uint8_t> memory) { std::memset(memory.data(), kUnwrittenPattern, memory.size()); }
+
+}  // namespace
+
 HostProgram::HostProgram(Span<const uint8_t> pte, const HostProgramOptions& options)
     : pte_(pte),
       runtime_storage_(options.runtime_arena_bytes),
@@ -50,7 +61,9 @@ Status HostProgram::load_method(const HostProgramOptions& options) {
                                                           : meta.planned_buffer_size(i);
     planned_storage_.emplace_back(size);
     planned_.emplace_back(planned_storage_.back().data(), size);
+    fill_with_pattern(planned_storage_.back().span());
   }
+  fill_with_pattern(runtime_storage_.span());
   runtime_arena_.emplace(runtime_storage_.data(), runtime_storage_.size());
 
   PTE_RETURN_IF_ERROR(register_reference_kernels(kernels_));

@@ -38,9 +38,12 @@ def randint(low: int, high: int, *shape: int, dtype: torch.dtype = torch.int64) 
     return torch.randint(low, high, shape, dtype=dtype)
 
 
-def lazy(function: Callable[..., torch.Tensor], make_inputs: Callable[[], tuple[torch.Tensor, ...]]):
+def lazy(function: Callable[..., torch.Tensor], make_inputs: Callable[[], tuple[torch.Tensor, ...]], preserve_ops=()):
     """Inputs drawn after the generator seeds torch, so each program's inputs do not depend on the others."""
-    return lambda: TestProgram(Function(function).eval(), make_inputs())
+    return lambda: TestProgram(Function(function).eval(), make_inputs(), tuple(preserve_ops))
+
+
+aten = torch.ops.aten
 
 
 PROGRAMS: dict[str, Callable[[], TestProgram]] = {
@@ -185,6 +188,21 @@ PROGRAMS: dict[str, Callable[[], TestProgram]] = {
     "index_select_int32": lazy(lambda x, i: torch.index_select(x, 0, i), lambda: (randn(4, 3), torch.tensor([3, 1], dtype=torch.int32))),
     "index_tensor_apart": lazy(lambda x, i, j: x[i, :, j], lambda: (randn(3, 2, 4), torch.tensor([2, 0]), torch.tensor([1, 3]))),
     "expand_copy_leading": lazy(lambda x: x.expand(3, 2, 4) * 1.0, lambda: (randn(1, 4),)),
+    # Scalar overloads, called as such (export keeps an explicit .Scalar overload; `x + 3` becomes .Tensor).
+    "add_Scalar": lazy(lambda x: aten.add.Scalar(x, 0.75, alpha=1.5), lambda: (randn(6),)),
+    "add_Scalar_int64": lazy(lambda x: aten.add.Scalar(x, 3, alpha=-2), lambda: (randint(-50, 50, 2, 3),)),
+    "sub_Scalar": lazy(lambda x: aten.sub.Scalar(x, 0.3, alpha=2.5), lambda: (randn(6),)),
+    "mul_Scalar_int32": lazy(lambda x: aten.mul.Scalar(x, -3), lambda: (randint(-9, 9, 5, dtype=torch.int32),)),
+    "mul_Scalar_promoted": lazy(lambda x: aten.mul.Scalar(x, 0.5), lambda: (randint(-9, 9, 5, dtype=torch.int32),)),
+    "div_Scalar": lazy(lambda x: aten.div.Scalar(x, 3.0), lambda: (randn(8),)),
+    "div_Scalar_int64": lazy(lambda x: aten.div.Scalar(x, 4), lambda: (randint(-20, 20, 6),)),
+    "remainder_Scalar": lazy(lambda x: aten.remainder.Scalar(x, 2.5), lambda: (randn(8, scale=5.0),)),
+    "remainder_Scalar_int64": lazy(lambda x: aten.remainder.Scalar(x, -3), lambda: (randint(-20, 20, 8),)),
+    # Ops ExecuTorch keeps when asked (preserve_ops) and has portable kernels for.
+    "tril_preserved": lazy(lambda x: torch.tril(x, -1), lambda: (randn(2, 3, 4),), [aten.tril.default]),
+    "tril_preserved_int64": lazy(lambda x: torch.tril(x, 1), lambda: (randint(-9, 9, 4, 3),), [aten.tril.default]),
+    "repeat_interleave": lazy(lambda r: torch.repeat_interleave(r, output_size=6), lambda: (torch.tensor([1, 0, 3, 2]),),
+                              [aten.repeat_interleave.Tensor]),
 }
 
 
@@ -196,6 +214,7 @@ PROGRAMS: dict[str, Callable[[], TestProgram]] = {
 TOLERANCES: dict[str, float] = {
     # Optimized div of a tensor by a one-element tensor computes x * (1 / b) (1 ulp off); portable divides.
     "div_scalar": 1e-6,
+    "div_Scalar": 1e-6,  # optimized div.Scalar_out of a float tensor: the same x * (1 / b) (measured: 1 ulp)
     "hardswish": 1e-6,
     "hardsigmoid": 1e-6,
     # Optimized bmm is cpublas::gemm; portable sums each product in k order from zero.

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 import executorch.kernels.quantized  # noqa: F401  (registers the quantized_decomposed out variants)
-from executorch.exir import to_edge
+from executorch.exir import EdgeCompileConfig, to_edge
 
 SEED = 0
 
@@ -26,6 +26,9 @@ class TestProgram:
     # Ready to export: in eval mode (a converted pt2e module refuses .eval(), so factories set it).
     module: torch.nn.Module
     inputs: tuple[torch.Tensor, ...]
+    # ATen ops to_edge keeps rather than decomposing (tril, triu, repeat_interleave.Tensor: ExecuTorch has
+    # portable kernels for them, and a program exported with them preserved calls those).
+    preserve_ops: tuple[torch._ops.OpOverload, ...] = ()
 
 
 def randn(*shape: int, scale: float = 1.0) -> torch.Tensor:
@@ -33,7 +36,8 @@ def randn(*shape: int, scale: float = 1.0) -> torch.Tensor:
 
 
 def to_pte(program: TestProgram) -> bytes:
-    return to_edge(torch.export.export(program.module, program.inputs)).to_executorch().buffer
+    config = EdgeCompileConfig(preserve_ops=list(program.preserve_ops)) if program.preserve_ops else None
+    return to_edge(torch.export.export(program.module, program.inputs), compile_config=config).to_executorch().buffer
 
 
 def write_program(name: str, make: Callable[[], TestProgram], output_dir: pathlib.Path) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import os
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from arm.ethosu.bin_stream import IoTensor, parse_bin_stream
+from arm.host_runtime.library import find_library
 
 # Where Bazel puts the shared library in runfiles; PTE_NPU_MODEL_LIBRARY overrides it.
 _LIBRARY_RUNFILES_PATH = "runtime/npu_model/libpte_npu_model.so"
@@ -45,15 +45,8 @@ _TRACE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 
 def _library_path() -> Path:
-    if override := os.environ.get(_LIBRARY_ENV):
-        return Path(override)
-    # Under Bazel this file sits at <runfiles>/<workspace>/arm/ethosu/npu_model/, next to runtime/.
-    candidate = Path(os.path.abspath(__file__)).parents[3] / _LIBRARY_RUNFILES_PATH
-    if candidate.exists():
-        return candidate
-    raise FileNotFoundError(
-        f"cannot find {_LIBRARY_RUNFILES_PATH}: run under Bazel with //runtime/npu_model:libpte_npu_model.so as data, "
-        f"or set {_LIBRARY_ENV}"
+    return find_library(
+        _LIBRARY_RUNFILES_PATH, _LIBRARY_ENV, "run under Bazel with //runtime/npu_model:libpte_npu_model.so as data"
     )
 
 

@@ -16,10 +16,7 @@ Status addmm_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(const double beta, args.real(3));
   PTE_ASSIGN_OR_RETURN(const double alpha, args.real(4));
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(5));
-  for (const Tensor* tensor : {self, mat1, mat2, static_cast<const Tensor*>(out)}) {
-    PTE_RETURN_IF_ERROR(expect_scalar_type(*tensor, ScalarType::kFloat, "every tensor"));
-    PTE_RETURN_IF_ERROR(expect_default_dim_order(*tensor, "every tensor"));
-  }
+  PTE_RETURN_IF_ERROR(expect_float32_default_order({self, mat1, mat2, out}));
   PTE_RETURN_IF_ERROR(expect_rank(*mat1, 2, "mat1"));
   PTE_RETURN_IF_ERROR(expect_rank(*mat2, 2, "mat2"));
   if (mat1->sizes[1] != mat2->sizes[0]) {

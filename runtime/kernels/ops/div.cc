@@ -3,6 +3,8 @@
 // True division always computes in float32 (integers too) and writes float32. With "trunc" or "floor"
 // it computes in promote_types(self, other), as ExecuTorch does: floor is Python's floor division
 // ((a - fmod(a, b)) / b, corrected by one where the signs differ), and an integer divisor of zero fails.
+// aten::div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out): self's float dtype (float32 for
+// integer and bool self), divided by `other` cast to it once.
 #include <cmath>
 #include <cstring>
 
@@ -41,6 +43,16 @@ Status div_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(const Tensor* other, args.tensor(1));
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(2));
   return true_divide(*self, *other, *out);
+}
+
+Status div_scalar_out(const KernelArgs& args) {
+  PTE_RETURN_IF_ERROR(args.expect_count(4));
+  PTE_ASSIGN_OR_RETURN(const Tensor* self, args.tensor(0));
+  PTE_ASSIGN_OR_RETURN(const Scalar other, args.scalar(1));
+  PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(2));
+  PTE_RETURN_IF_ERROR(expect_scalar_type(*out, ScalarType::kFloat, "out"));
+  const float divisor = other.to<float>();
+  return map_unary<float>(*self, *out, [divisor](float x) { return x / divisor; });
 }
 
 Status div_out_mode(const KernelArgs& args) {

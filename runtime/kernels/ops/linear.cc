@@ -13,10 +13,7 @@ Status linear_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(const Tensor* weight, args.tensor(1));
   PTE_ASSIGN_OR_RETURN(const Tensor* bias, args.optional_tensor(2));
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(3));
-  for (const Tensor* tensor : {input, weight, static_cast<const Tensor*>(out)}) {
-    PTE_RETURN_IF_ERROR(expect_scalar_type(*tensor, ScalarType::kFloat, "every tensor"));
-    PTE_RETURN_IF_ERROR(expect_default_dim_order(*tensor, "every tensor"));
-  }
+  PTE_RETURN_IF_ERROR(expect_float32_default_order({input, weight, out}));
   PTE_RETURN_IF_ERROR(expect_rank(*weight, 2, "weight"));
   if (input->rank == 0 || input->sizes[input->rank - 1] != weight->sizes[1]) {
     return Status::failure(Error::kKernelFailed, "input %s does not end in weight %s's in_features",

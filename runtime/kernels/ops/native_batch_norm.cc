@@ -20,11 +20,7 @@ Status native_batch_norm_no_training_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(const Tensor* running_var, args.tensor(4));
   PTE_ASSIGN_OR_RETURN(const double eps, args.real(6));
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(7));
-  for (const Tensor* tensor : {input, weight, bias, running_mean, running_var, static_cast<const Tensor*>(out)}) {
-    if (tensor == nullptr) continue;
-    PTE_RETURN_IF_ERROR(expect_scalar_type(*tensor, ScalarType::kFloat, "every tensor"));
-    PTE_RETURN_IF_ERROR(expect_default_dim_order(*tensor, "every tensor"));
-  }
+  PTE_RETURN_IF_ERROR(expect_float32_default_order({input, weight, bias, running_mean, running_var, out}));
   PTE_RETURN_IF_ERROR(expect_same_shape(*out, *input, "out", "input"));
   const uint32_t channel_dim = input->rank >= 1 ? 1 : 0;
   if (input->rank < 2) return Status::failure(Error::kKernelFailed, "input %s has no channel dim", ShapeText(*input).c_str());

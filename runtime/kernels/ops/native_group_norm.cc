@@ -7,6 +7,7 @@
 
 #include "runtime/core/decimal_text.h"
 #include "runtime/kernels/checks.h"
+#include "runtime/kernels/ops/moments.h"
 #include "runtime/kernels/ops/ops.h"
 
 namespace pte {
@@ -25,12 +26,7 @@ Status native_group_norm_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(8));
   PTE_ASSIGN_OR_RETURN(Tensor * mean_out, args.out_tensor(9));
   PTE_ASSIGN_OR_RETURN(Tensor * rstd_out, args.out_tensor(10));
-  for (const Tensor* tensor : {input, weight, bias, static_cast<const Tensor*>(out), static_cast<const Tensor*>(mean_out),
-                               static_cast<const Tensor*>(rstd_out)}) {
-    if (tensor == nullptr) continue;
-    PTE_RETURN_IF_ERROR(expect_scalar_type(*tensor, ScalarType::kFloat, "every tensor"));
-    PTE_RETURN_IF_ERROR(expect_default_dim_order(*tensor, "every tensor"));
-  }
+  PTE_RETURN_IF_ERROR(expect_float32_default_order({input, weight, bias, out, mean_out, rstd_out}));
   PTE_RETURN_IF_ERROR(expect_same_shape(*out, *input, "out", "input"));
   if (groups <= 0 || c % groups != 0 || static_cast<int64_t>(input->numel) != n * c * hxw) {
     return Status::failure(Error::kKernelFailed, "input %s is not N=%s, C=%s (in %s groups), HxW=%s",
@@ -52,10 +48,7 @@ Status native_group_norm_out(const KernelArgs& args) {
   float* result = out->data_as<float>();
   for (size_t row = 0; row < rows; ++row) {
     const float* x = in + row * inner;
-    float sum = 0.0f;
-    for (size_t j = 0; j < inner; ++j) sum = sum + x[j];
-    float square_sum = 0.0f;
-    for (size_t j = 0; j < inner; ++j) square_sum += x[j] * x[j];
+    const auto [sum, square_sum] = moments(x, inner);
     const double mean = static_cast<double>(sum) / static_cast<double>(inner);
     const double variance = static_cast<double>(square_sum) / static_cast<double>(inner) - mean * mean;
     const double rstd = 1.0 / std::sqrt(variance + eps);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "runtime/kernels/checks.h"
+#include "runtime/kernels/ops/moments.h"
 #include "runtime/kernels/ops/ops.h"
 
 namespace pte {
@@ -20,12 +21,7 @@ Status native_layer_norm_out(const KernelArgs& args) {
   PTE_ASSIGN_OR_RETURN(Tensor * out, args.out_tensor(5));
   PTE_ASSIGN_OR_RETURN(Tensor * mean_out, args.out_tensor(6));
   PTE_ASSIGN_OR_RETURN(Tensor * rstd_out, args.out_tensor(7));
-  for (const Tensor* tensor : {input, weight, bias, static_cast<const Tensor*>(out), static_cast<const Tensor*>(mean_out),
-                               static_cast<const Tensor*>(rstd_out)}) {
-    if (tensor == nullptr) continue;
-    PTE_RETURN_IF_ERROR(expect_scalar_type(*tensor, ScalarType::kFloat, "every tensor"));
-    PTE_RETURN_IF_ERROR(expect_default_dim_order(*tensor, "every tensor"));
-  }
+  PTE_RETURN_IF_ERROR(expect_float32_default_order({input, weight, bias, out, mean_out, rstd_out}));
   PTE_RETURN_IF_ERROR(expect_same_shape(*out, *input, "out", "input"));
   if (normalized_shape.empty() || normalized_shape.size() > input->rank) {
     return Status::failure(Error::kKernelFailed, "normalized_shape %s does not fit input %s",
@@ -55,10 +51,7 @@ Status native_layer_norm_out(const KernelArgs& args) {
   for (size_t r = 0; r < rows; ++r) {
     const float* x = input->data_as<const float>() + r * n;
     float* y = out->data_as<float>() + r * n;
-    float sum = 0.0f;
-    for (size_t j = 0; j < n; ++j) sum = sum + x[j];
-    float square_sum = 0.0f;
-    for (size_t j = 0; j < n; ++j) square_sum += x[j] * x[j];
+    const auto [sum, square_sum] = moments(x, n);
     const float mean = sum / static_cast<float>(n);
     const float variance = square_sum / static_cast<float>(n) - mean * mean;
     const float std_dev = std::sqrt(variance + epsilon);
