@@ -71,12 +71,14 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
             pte = edge.to_executorch().buffer
 
         tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
+    vela = [compile_tosa(tosa, ours) for tosa in tosa_flatbuffers]
     return CompiledProgram(
         pte=pte,
         stage_seconds=seconds,
         tosa_flatbuffers=tosa_flatbuffers,
-        vela_summaries=[compile_tosa(tosa, ours).summary_csv for tosa in tosa_flatbuffers],
+        vela_summaries=[partition.summary_csv for partition in vela],
         quantized_module=quantized,
+        vela_per_layer=[partition.per_layer_csv for partition in vela],
     )
 
 
