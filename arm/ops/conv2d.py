@@ -11,7 +11,14 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops import conv1d, transpose_conv2d
-from arm.ops.common.convolution import ConvWeights, ConvWindow, annotate_convolution, convolve_nhwc
+from arm.ops.common.convolution import (
+    ConvWeights,
+    ConvWindow,
+    annotate_convolution,
+    convolve_nhwc,
+    is_patch_embedding,
+    patch_embedding,
+)
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, profile_reason
@@ -44,12 +51,18 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return transpose_conv2d.lower(node, ctx)
     if len(shape_of(x)) == 3:
         return conv1d.lower(node, ctx)
+    weights = ConvWeights.read(ctx, weight, bias)
+    window = ConvWindow.from_args(stride, padding, dilation, groups)
+    kernel = tuple(int(extent) for extent in weights.values.shape[2:])
+    if is_patch_embedding(window, kernel, shape_of(x)[2:]):
+        output = patch_embedding(ctx, node, ctx.value(x), weights, name=f"{node.name}_nhwc")
+        return to_nchw(ctx.graph, output, name=node.name)
     output = convolve_nhwc(
         ctx,
         node,
         input_nhwc=to_nhwc(ctx.graph, ctx.value(x)),
-        weights=ConvWeights.read(ctx, weight, bias),
-        window=ConvWindow.from_args(stride, padding, dilation, groups),
+        weights=weights,
+        window=window,
         output_shape_nchw=shape_of(node),
         name=f"{node.name}_nhwc",
     )

@@ -214,8 +214,6 @@ def convolve_nhwc(
     if (used_h, used_w) != (in_h, in_w):
         value = slice_tensor(ctx.graph, value, (0, 0, 0, 0), (batch, used_h, used_w, in_channels), name=f"{name}_window")
     groups = window.groups
-    if _is_patch_embedding(window, (kernel_h, kernel_w)) and (used_h, used_w) == (out_h * kernel_h, out_w * kernel_w):
-        return _patch_embedding(ctx, node, value, weights, (batch, out_h, out_w, out_channels), name=name)
     depthwise = groups == in_channels and groups > 1
     geometry = ConvGeometry(
         stride=window.stride,
@@ -261,42 +259,43 @@ def convolve_nhwc(
 _LARGEST_NATIVE_STRIDE = 3
 
 
-def _is_patch_embedding(window: ConvWindow, kernel: tuple[int, int]) -> bool:
-    """Non-overlapping, unpadded windows (stride == kernel) with a stride Vela would split."""
+def is_patch_embedding(window: ConvWindow, kernel: tuple[int, int], input_hw: tuple[int, int]) -> bool:
+    """Non-overlapping, unpadded windows (stride == kernel) tiling the input, with a stride Vela would split."""
     return (
         window.groups == 1
         and window.dilation == (1, 1)
         and window.padding == (0, 0)
         and window.stride == kernel
         and max(kernel) > _LARGEST_NATIVE_STRIDE
+        and all(size % k == 0 for size, k in zip(input_hw, kernel))
     )
 
 
-def _patch_embedding(
+def patch_embedding(
     ctx: LoweringContext,
     node: Node,
-    value: TosaValue,
+    x_nchw: TosaValue,
     weights: ConvWeights,
-    output_shape_nhwc: tuple[int, int, int, int],
     *,
     name: str,
 ) -> TosaValue:
-    """A stride == kernel convolution as space-to-depth and a 1x1 CONV2D: the same sums in one operator.
+    """A stride == kernel convolution of NCHW ``x_nchw`` as two TRANSPOSEs and one 1x1 CONV2D (NHWC result).
 
-    NHWC [B, oh*kh, ow*kw, C] -> [B*oh, kh, ow, kw*C] -> TRANSPOSE [B*oh, ow, kh, kw*C] -> [B, oh, ow,
-    kh*kw*C], each pixel holding its patch in (kh, kw, C) order; the weights [O, C, kh, kw] are laid out
-    in that order as a 1x1 kernel. The TRANSPOSE is part of this computation (no layout perms).
+    [B, C, oh*kh, ow*kw] -> [B*C*oh, kh, ow, kw] -> TRANSPOSE [B*C*oh, ow, kh, kw] -> [B, C, oh*ow, kh*kw]
+    -> TRANSPOSE [B, oh*ow, C, kh*kw] -> [B, oh, ow, C*kh*kw]: each pixel holds its patch in the
+    weights' own (C, kh, kw) order, so [O, C, kh, kw] is the 1x1 kernel as it is. Read from NCHW, no
+    transpose has a 3-channel innermost axis (NCHW -> NHWC of a 224x224 RGB image alone costs 549k
+    U85-256 cycles). The TRANSPOSEs are part of this computation (no layout perms).
     """
-    batch, out_h, out_w, _ = output_shape_nhwc
-    out_channels, in_channels, kernel_h, kernel_w = weights.values.shape
-    rows = reshape(ctx.graph, value, (batch * out_h, kernel_h, out_w, kernel_w * in_channels), name=f"{name}_patch_rows")
-    patches = ctx.graph.add_tensor(f"{name}_patches", (batch * out_h, out_w, kernel_h, kernel_w * in_channels),
-                                   rows.dtype, rows.qparams)  # fmt: skip
-    attribute = ts.TosaSerializerAttribute()
-    attribute.TransposeAttribute([0, 2, 1, 3])
-    ctx.graph.add_op(ts.Op.TRANSPOSE, [rows], [patches], attribute)
-    depth = reshape(ctx.graph, patches, (batch, out_h, out_w, kernel_h * kernel_w * in_channels), name=f"{name}_depth")
-    flat = weights.values.transpose(0, 2, 3, 1).reshape(out_channels, -1)[:, :, None, None]
+    batch, channels, height, width = x_nchw.shape
+    out_channels, _, kernel_h, kernel_w = weights.values.shape
+    out_h, out_w = height // kernel_h, width // kernel_w
+    rows = reshape(ctx.graph, x_nchw, (batch * channels * out_h, kernel_h, out_w, kernel_w), name=f"{name}_patch_rows")
+    patches = _transpose(ctx, rows, (0, 2, 1, 3), name=f"{name}_patches")
+    grouped = reshape(ctx.graph, patches, (batch, channels, out_h * out_w, kernel_h * kernel_w), name=f"{name}_by_channel")
+    pixels = _transpose(ctx, grouped, (0, 2, 1, 3), name=f"{name}_by_pixel")
+    depth = reshape(ctx.graph, pixels, (batch, out_h, out_w, channels * kernel_h * kernel_w), name=f"{name}_depth")
+    flat = weights.values.reshape(out_channels, -1)[:, :, None, None]
     return emit_convolution(
         ctx,
         node,
@@ -304,8 +303,16 @@ def _patch_embedding(
         input_nhwc=depth,
         weights=dataclasses.replace(weights, values=np.ascontiguousarray(flat)),
         geometry=ConvGeometry(),
-        output_shape_nhwc=output_shape_nhwc,
+        output_shape_nhwc=(batch, out_h, out_w, out_channels),
     )
+
+
+def _transpose(ctx: LoweringContext, value: TosaValue, perms: tuple[int, ...], *, name: str) -> TosaValue:
+    output = ctx.graph.add_tensor(name, tuple(value.shape[p] for p in perms), value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TransposeAttribute(list(perms))
+    ctx.graph.add_op(ts.Op.TRANSPOSE, [value], [output], attribute)
+    return output
 
 
 def annotate_convolution(node: Node, config: QuantizationConfig) -> None:
