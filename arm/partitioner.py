@@ -99,7 +99,13 @@ class TOSAPartitioner(Partitioner):
         # TOSA has no int64: arm.passes.NarrowInt64Pass (a flow edge pass) made indices int32 before this.
         spec = self.compile_spec.tosa_spec
         float_readers = _readers_of_float_inputs(exported_program) if spec.is_int else {}
-        selected, self.rejected = select_nodes(graph_module.graph, spec, self.fallback.cpu_nodes, float_readers)
+        user_inputs = set(exported_program.graph_signature.user_inputs)
+        constants = frozenset(
+            node for node in graph_module.graph.nodes if node.op == "placeholder" and node.name not in user_inputs
+        )
+        selected, self.rejected = select_nodes(
+            graph_module.graph, spec, self.fallback.cpu_nodes, float_readers, constants=constants
+        )
         for name, reason in self.rejected:
             logger.info("%s stays on the CPU: %s", name, reason)
         proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)
@@ -146,11 +152,15 @@ def select_nodes(
     spec: TosaSpecification,
     cpu_nodes: Mapping[str, str] | None = None,
     unsupported_inputs: Mapping[str, str] | None = None,
+    *,
+    constants: frozenset[Node] = frozenset(),
 ) -> tuple[set[Node], list[tuple[str, str]]]:
     """The call_function nodes to delegate, and (name, reason) for every one left on the CPU.
 
     ``cpu_nodes`` (node name -> reason) stay on the CPU whatever their support rule says;
     ``unsupported_inputs`` (node name -> reason) stay there too, where the support rule accepts them.
+    ``constants``: placeholders that are weights, buffers or lifted constants, which a delegate holds
+    as constants (a bool mask among them crosses no boundary).
     """
     cpu_nodes = cpu_nodes or {}
     unsupported_inputs = unsupported_inputs or {}
@@ -170,18 +180,20 @@ def select_nodes(
         else:
             reasons[node] = reason
     if spec.is_int:
-        _trim_to_int8_boundaries(selected, reasons, spec)
+        _trim_to_int8_boundaries(selected, reasons, spec, constants)
     rejected = [(node.name, reasons[node]) for node in graph.nodes if node in reasons]
     return selected, rejected
 
 
-def _trim_to_int8_boundaries(selected: set[Node], reasons: dict[Node, str], spec: TosaSpecification) -> None:
+def _trim_to_int8_boundaries(
+    selected: set[Node], reasons: dict[Node, str], spec: TosaSpecification, constants: frozenset[Node]
+) -> None:
     """Drops nodes until every edge entering or leaving the selection carries int8."""
     changed = True
     while changed:
         changed = False
         for node in sorted(selected, key=lambda n: n.name):
-            reason = _boundary_reason(node, selected) or _ethos_u_bool_reason(node, selected, spec)
+            reason = _boundary_reason(node, selected) or _ethos_u_bool_reason(node, selected, spec, constants)
             if reason is not None:
                 selected.discard(node)
                 reasons[node] = reason
@@ -252,12 +264,14 @@ def _kept_whole_on_cpu(
     return left
 
 
-def _ethos_u_bool_reason(node: Node, selected: set[Node], spec: TosaSpecification) -> str | None:
+def _ethos_u_bool_reason(node: Node, selected: set[Node], spec: TosaSpecification, constants: frozenset[Node]) -> str | None:
     """Vela 5.2.0 fails (in its own report writer) on a bool tensor entering or leaving the NPU graph;
     bool intermediates (compare -> logical -> where) compile and run."""
     if not (spec.has("u55") or spec.has("u85")) or is_quantize(node) or is_dequantize(node):
         return None
-    crossing = [arg.name for arg in node.all_input_nodes if _is_bool(arg) and arg not in selected]
+    crossing = [
+        arg.name for arg in node.all_input_nodes if _is_bool(arg) and arg not in selected and arg not in constants
+    ]
     if _is_bool(node) and any(user not in selected for user in node.users):
         crossing.append(node.name)
     if not crossing:

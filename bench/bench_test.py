@@ -9,6 +9,7 @@ from arm.model_spec import ModelSpec
 from bench.agreement import Agreement, Agreements
 from bench.analysis import SideReport, _delegated_percent
 from bench.backend_isolation import backends_of
+from bench.compare_saved import load_side_reports
 from bench.goals import goal_verdicts
 from bench.pte_program import read_pte
 from bench.table import Comparison, render_block, render_summary
@@ -56,6 +57,19 @@ def test_goals_judge_time_cycles_partitions_and_top1():
     )
     assert {verdict.status for verdict in goal_verdicts([slow]).values()} == {"FAIL"}
     assert {verdict.status for verdict in goal_verdicts([]).values()} == {"NOT MEASURED"}
+
+
+def test_saved_peer_reports_read_back_as_written(tmp_path):
+    """--peer-from reads the JSON --json writes: every field, nested dataclasses included."""
+    import dataclasses
+    import json
+
+    peer = dataclasses.replace(_report("peer", seconds=3.0, cycles=7, partitions=2, top1=1), cpu_reasons=("why",))
+    failed = SideReport("peer", error="RuntimeError: no")
+    comparisons = [Comparison("mv2", "ethos-u55-128", peer, peer), Comparison("llama", "ethos-u85-256", failed, failed)]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"comparisons": [dataclasses.asdict(c) for c in comparisons]}))
+    assert load_side_reports(path, "peer") == {("mv2", "ethos-u55-128"): peer, ("llama", "ethos-u85-256"): failed}
 
 
 def test_a_failed_side_is_a_line_in_the_table():

@@ -40,7 +40,9 @@ import torch  # noqa: E402
 
 from arm.model_spec import ModelSpec, load_model_spec  # noqa: E402
 from bench import ours, peer  # noqa: E402
-from bench.analysis import SideReport, compile_and_analyze  # noqa: E402
+from bench.analysis import Compiler, SideReport, compile_and_analyze  # noqa: E402
+from bench.compiled import CompiledProgram  # noqa: E402
+from bench.compare_saved import calibration_samples_of, load_side_reports  # noqa: E402
 from bench.goals import goal_verdicts, render_goals  # noqa: E402
 from bench.model_list import BENCH_MODELS, BENCH_TARGETS  # noqa: E402
 from bench.table import Comparison, render_block, render_summary  # noqa: E402
@@ -64,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--calibration-samples", type=int, default=CALIBRATION_SAMPLES)
     parser.add_argument("--json", type=Path, help="also write every number to this JSON file")
+    parser.add_argument(
+        "--dump-dir",
+        type=Path,
+        help="write each side's TOSA graphs and Vela per-layer CSVs here (<model>_<target>_<side>_<partition>.*), "
+        "to see where the cycles differ",
+    )
+    parser.add_argument(
+        "--peer-from",
+        type=Path,
+        help="take the peer's reports from this earlier --json output where it has the model and target "
+        "(same calibration count), and compile only our side there",
+    )
     return parser
 
 
@@ -72,14 +86,19 @@ def main(argv: list[str] | None = None) -> int:
     models = _names(args.models, BENCH_MODELS, "model")
     targets = _names(args.targets, BENCH_TARGETS, "target")
     torch.set_num_threads(TORCH_THREADS)
+    saved_peer = _saved_peer_reports(_output_path(args.peer_from), args.calibration_samples)
     meta = _run_description(args.calibration_samples)
+    if args.peer_from:
+        meta["peer reports"] = f"reused from {args.peer_from} where it has the model and target"
     print("\n".join(f"{key}: {value}" for key, value in meta.items()), flush=True)
     _warm_up(targets[0], args.calibration_samples)
 
     comparisons = []
     for model in models:
         for target in targets:
-            comparison = _compare(model, target, args.calibration_samples)
+            comparison = _compare(
+                model, target, args.calibration_samples, saved_peer.get((model, target)), _output_path(args.dump_dir)
+            )
             comparisons.append(comparison)
             print(f"\n{render_block(comparison)}", flush=True)
 
@@ -137,16 +156,39 @@ def _tiny_model() -> ModelSpec:
     return ModelSpec(module, samples[0], samples)
 
 
-def _compare(model: str, target: str, calibration_samples: int) -> Comparison:
+def _saved_peer_reports(path: Path | None, calibration_samples: int) -> dict[tuple[str, str], SideReport]:
+    if path is None:
+        return {}
+    saved_samples = calibration_samples_of(path)
+    if saved_samples != calibration_samples:
+        raise SystemExit(
+            f"{path} was measured with {saved_samples} calibration samples, this run uses {calibration_samples}; "
+            f"pass --calibration-samples {saved_samples}"
+        )
+    return load_side_reports(path, "peer")
+
+
+def _compare(
+    model: str,
+    target: str,
+    calibration_samples: int,
+    saved_peer: SideReport | None = None,
+    dump_dir: Path | None = None,
+) -> Comparison:
     try:
         spec = load_model_spec(BENCH_MODELS[model])
     except Exception as error:
         failed = f"{type(error).__name__}: {error}"
         return Comparison(model, target, SideReport("ours", error=failed), SideReport("peer", error=failed))
-    reports = {}
+    reports = {} if saved_peer is None else {"peer": saved_peer}
     for side, compiler in (("ours", ours.compile_ours), ("peer", peer.compile_peer)):
+        if side in reports:
+            print(f"{model} for {target}: the peer's report is reused", file=sys.stderr, flush=True)
+            continue
         gc.collect()
         print(f"compiling {model} for {target}: {side} ...", file=sys.stderr, flush=True)
+        if dump_dir is not None:
+            compiler = dumping(compiler, dump_dir / f"{model}_{target}_{side}")
         reports[side] = compile_and_analyze(side, compiler, _fresh(spec), target, calibration_samples)
     return Comparison(model, target, reports["ours"], reports["peer"])
 
@@ -156,7 +198,24 @@ def _fresh(spec: ModelSpec) -> ModelSpec:
     return dataclasses.replace(spec, module=copy.deepcopy(spec.module))
 
 
-def _output_path(path: Path) -> Path:
+def dumping(compiler: Compiler, prefix: Path) -> Compiler:
+    """``compiler`` that also writes its TOSA graphs and Vela per-layer CSVs to ``prefix``_<partition>.*"""
+
+    def compile_and_dump(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+        compiled = compiler(spec, target, calibration_samples)
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        for index, tosa in enumerate(compiled.tosa_flatbuffers):
+            prefix.with_name(f"{prefix.name}_{index}.tosa").write_bytes(tosa)
+        for index, per_layer in enumerate(compiled.vela_per_layer):
+            prefix.with_name(f"{prefix.name}_{index}_per_layer.csv").write_text(per_layer)
+        return compiled
+
+    return compile_and_dump
+
+
+def _output_path(path: Path | None) -> Path | None:
+    if path is None:
+        return None
     # Under `bazel run` the working directory is the runfiles tree; relative paths mean the user's.
     workdir = os.environ.get("BUILD_WORKING_DIRECTORY")
     return path if path.is_absolute() or not workdir else Path(workdir) / path

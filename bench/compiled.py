@@ -26,6 +26,7 @@ class CompiledProgram:
         vela_summaries: Vela's summary CSV of each partition (same order).
         quantized_module: the converted pt2e module, the torch-side reference of the integer delegate.
         cpu_reasons: why the flow left each non-q/dq node on the CPU, where the flow says so.
+        vela_per_layer: Vela's per-layer CSV of each partition (same order), for ``--dump-dir``.
     """
 
     pte: bytes
@@ -34,6 +35,7 @@ class CompiledProgram:
     vela_summaries: list[str]
     quantized_module: torch.fx.GraphModule
     cpu_reasons: tuple[str, ...] = ()
+    vela_per_layer: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def seconds(self) -> float:

@@ -22,6 +22,7 @@ def compile_ours(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         stage_seconds=dict(result.stage_seconds),
         tosa_flatbuffers=[tosa.flatbuffer for tosa in result.artifacts.tosa],
         vela_summaries=[vela.summary_csv for vela in result.artifacts.vela],
+        vela_per_layer=[vela.per_layer_csv for vela in result.artifacts.vela],
         quantized_module=result.quantized_module,
         # Quantize/dequantize at partition edges are there by design; the other nodes are the news.
         cpu_reasons=tuple(reason for name, reason in result.rejected if "quantized_decomposed" not in name),

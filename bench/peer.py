@@ -13,6 +13,8 @@ keeps only the last partition's summary.
 from __future__ import annotations
 
 import contextlib
+import io
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -71,13 +73,47 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
             pte = edge.to_executorch().buffer
 
         tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
+    reports = [_vela_reports(tosa, ours) for tosa in tosa_flatbuffers]
     return CompiledProgram(
         pte=pte,
         stage_seconds=seconds,
         tosa_flatbuffers=tosa_flatbuffers,
-        vela_summaries=[compile_tosa(tosa, ours).summary_csv for tosa in tosa_flatbuffers],
+        vela_summaries=[summary for summary, _ in reports],
         quantized_module=quantized,
+        vela_per_layer=[per_layer for _, per_layer in reports],
     )
+
+
+def _vela_reports(tosa: bytes, spec: OurEthosUCompileSpec) -> tuple[str, str]:
+    """(summary CSV, per-layer CSV) of Vela on one of the peer's partitions.
+
+    Vela 5.2.0's per-layer writer fails (KeyError in stats_writer) on a graph with a bool input, which
+    the peer's Llama partition has (its causal mask, computed on the CPU); the compile itself succeeds,
+    so Vela runs again without --verbose-performance for the summary alone.
+    """
+    try:
+        artifact = compile_tosa(tosa, spec)
+    except KeyError:
+        return _summary_only(tosa, spec), ""
+    return artifact.summary_csv, artifact.per_layer_csv
+
+
+def _summary_only(tosa: bytes, spec: OurEthosUCompileSpec) -> str:
+    from ethosu.vela import vela
+
+    with tempfile.TemporaryDirectory(prefix="bench-peer-vela-") as workdir:
+        tosa_path = Path(workdir) / "model.tosa"
+        tosa_path.write_bytes(tosa)
+        flags = spec.vela_flags()
+        if spec.config_ini is None:
+            flags.append("--config=Arm/vela.ini")  # as arm.ethosu.vela
+        recursion_limit = sys.getrecursionlimit()  # Vela lowers it globally
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                vela.main([*flags, "--output-format=raw", f"--output-dir={workdir}/out", str(tosa_path)])
+        finally:
+            sys.setrecursionlimit(recursion_limit)
+        return (Path(workdir) / "out" / f"model_summary_{spec.system_config}.csv").read_text()
 
 
 @contextlib.contextmanager

@@ -11,7 +11,14 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops import conv1d, conv3d, transpose_conv2d
-from arm.ops.common.convolution import ConvWeights, ConvWindow, annotate_convolution, convolve_nhwc
+from arm.ops.common.convolution import (
+    ConvWeights,
+    ConvWindow,
+    annotate_convolution,
+    convolve_nhwc,
+    is_patch_embedding,
+    patch_embedding,
+)
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, profile_reason
@@ -48,12 +55,18 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return transpose_conv2d.lower(node, ctx)
     if len(shape_of(x)) == 3:
         return conv1d.lower(node, ctx)
+    weights = ConvWeights.read(ctx, weight, bias)
+    window = ConvWindow.from_args(stride, padding, dilation, groups)
+    kernel = tuple(int(extent) for extent in weights.values.shape[2:])
+    if is_patch_embedding(window, kernel, shape_of(x)[2:]):
+        output = patch_embedding(ctx, node, ctx.value(x), weights, name=f"{node.name}_nhwc")
+        return to_nchw(ctx.graph, output, name=node.name)
     output = convolve_nhwc(
         ctx,
         node,
         input_nhwc=to_nhwc(ctx.graph, ctx.value(x)),
-        weights=ConvWeights.read(ctx, weight, bias),
-        window=ConvWindow.from_args(stride, padding, dilation, groups),
+        weights=weights,
+        window=window,
         output_shape_nchw=shape_of(node),
         name=f"{node.name}_nhwc",
     )
@@ -82,6 +95,8 @@ TEST_CASES = {
     "5x3_rect": OpTestCase(seeded(7, _Conv, 3, 8, (5, 3), padding=(2, 1)), random_inputs(7, (1, 3, 20, 12))),
     "same_padding": OpTestCase(seeded(10, _Conv, 6, 8, 3, padding="same"), random_inputs(10, (1, 6, 9, 9))),
     "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),
+    # A ViT's patch embedding (stride == kernel > 3): space-to-depth and a 1x1 convolution.
+    "patches": OpTestCase(seeded(13, _Conv, 3, 16, 8, stride=8), random_inputs(13, (2, 3, 16, 24))),
     "batch2_relu": OpTestCase(seeded(8, _Conv, 8, 8, 3, padding=1, relu=True), random_inputs(8, (2, 8, 8, 8))),
     # int16 activations, int8 weights: the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension.
     "a16w8": OpTestCase(

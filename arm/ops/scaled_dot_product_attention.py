@@ -11,9 +11,15 @@ FP: lowered whole, as MATMUL, MUL (scale), ADD (mask), softmax's float pieces an
 
 Grouped-query attention (fewer key/value heads than query heads, ``enable_gqa``) folds each group of
 query heads into the rows of its key/value head, so no key or value is repeated: q [B, Hkv * g, L, E] is
-viewed as [B, Hkv, g * L, E]. Masks (``attn_mask``, ``is_causal``) are lowered in FP; in INT the
-masked scores would need a fill value on the scores' grid that the observers cannot see, so a masked
-attention stays on the CPU there, with that reason.
+viewed as [B, Hkv, g * L, E].
+
+Masks: FP adds them to the scores. In INT a mask must be constant when the model is quantized:
+``is_causal``, or an ``attn_mask`` computed from shapes and buffers alone (Llama's causal mask from
+arange comparisons is evaluated here, arm/ops/common/aten_constant.py). A mask that hides keys (bool,
+or a float one holding only 0 and -inf / float32's minimum) becomes ``masked_fill(scores, hidden, -inf)``
+before the softmax, which the softmax lowering applies exactly, with no fill value on the scores' grid
+(arm/ops/common/masked_scores.py); any other constant float mask is an ``add`` of the scores, quantized
+like any add. A mask computed from the model's inputs stays float, on the CPU, with that reason.
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.aten_constant import evaluate_constant
 from arm.ops.common.aten_rewrite import AtenBuilder, shape
+from arm.ops.common.masked_scores import HIDING_FILL
 from arm.ops.common.elementwise import emit
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
@@ -96,8 +104,9 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         "the query heads must be a multiple of the key heads"
         if len(query) < 2 or query[:-3] != key[:-3] or key[:-1] != value[:-1] or query[-1] != key[-1] or grouped_heads
         else None,
-        f"{describe(node)}: a masked attention in {spec} would need a fill value on the scores' int8 grid that "
-        "calibration cannot observe; it runs on the CPU (use the FP profile to delegate it)"
+        f"{describe(node)}: the mask of this attention is computed from the model's inputs; {spec} lowers "
+        "masks that are constant when the model is quantized (causal, or built from shapes and buffers), so "
+        "it runs on the CPU (use the FP profile to delegate it)"
         if spec.is_int and not call.is_plain
         else None,
         f"{describe(node)}: {spec} lowers scaled_dot_product_attention after EthosUQuantizer has split it into "
@@ -112,9 +121,10 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 def decompose(node: Node) -> None:
     """Replaces an sdpa call by mul, transpose, matmul, softmax and matmul (see the module doc).
 
-    A masked call is split the same way, with the mask added before the softmax, but its nodes are
-    marked as annotated with nothing: they stay float, on the CPU, rather than reaching to_edge as an
-    sdpa that executorch's own decomposition would turn into int64 and bool bookkeeping.
+    A constant mask goes between the first matmul and the softmax, in the grouped scores' layout. A
+    mask computed from the inputs is split the same way, but its nodes are marked as annotated with
+    nothing: they stay float, on the CPU, rather than reaching to_edge as an sdpa that executorch's own
+    decomposition would turn into int64 and bool bookkeeping.
     """
     call = attention_call(node)
     build = AtenBuilder(node)
@@ -126,7 +136,11 @@ def decompose(node: Node) -> None:
     scaled = build.call(aten.mul.Tensor, query, call.scale)
     key_t = build.call(aten.transpose.int, call.key, -2, -1)
     scores = build.call(aten.matmul.default, scaled, key_t)
-    if not call.is_plain:
+    constant_mask = _constant_mask(call, (*lead, heads, rows, shape(call.key)[-2]))
+    computed_mask = not call.is_plain and constant_mask is None
+    if constant_mask is not None:
+        scores = _apply_constant_mask(build, call, scores, constant_mask)
+    elif computed_mask:
         full_shape = [*lead, heads, rows, shape(call.key)[-2]]
         scores = _masked(build, call, build.call(aten.view.default, scores, full_shape) if grouped else scores)
         if grouped:
@@ -135,18 +149,51 @@ def decompose(node: Node) -> None:
     mixed = build.call(aten.matmul.default, probabilities, call.value)
     if grouped:
         mixed = build.call(aten.view.default, mixed, list(shape(node)))
-    if not call.is_plain:
+    if computed_mask:
         for new_node in build.inserted:
             annotate(new_node, {}, None)  # stays float: see the docstring
     node.replace_all_uses_with(mixed)
 
 
-def _masked(build: AtenBuilder, call: AttentionCall, scores: Node) -> Node:
-    """``scores`` with the mask applied: -inf where a boolean or causal mask hides a key, else the float mask added."""
+def _constant_mask(call: AttentionCall, scores_shape: tuple[int, ...]) -> torch.Tensor | None:
+    """The mask as a constant broadcast to ``scores_shape`` (bool: True hides a key; float: added),
+    or None when there is none or it depends on the model's inputs."""
     if call.causal:
-        rows, keys = shape(scores)[-2:]
-        hidden = torch.ones(rows, keys, dtype=torch.bool).triu(1)
-        return build.call(aten.masked_fill.Scalar, scores, build.constant("causal_hidden", hidden), float("-inf"))
+        rows, keys = scores_shape[-2:]
+        return torch.ones(rows, keys, dtype=torch.bool).triu(1).expand(scores_shape)
+    if call.mask is None:
+        return None
+    mask = evaluate_constant(call.mask)
+    if mask is None:
+        return None
+    mask = mask.expand(scores_shape)
+    if mask.dtype == torch.bool:
+        return ~mask
+    hiding = mask <= HIDING_FILL
+    # A float mask of 0 and -inf (or float32's minimum, as transformers writes it) only hides keys.
+    return hiding if bool(torch.all(hiding | (mask == 0))) else mask.float()
+
+
+def _apply_constant_mask(build: AtenBuilder, call: AttentionCall, scores: Node, mask: torch.Tensor) -> Node:
+    """masked_fill(scores, hidden, -inf) for a hiding mask, else scores + mask; in the scores' (grouped)
+    layout, with every leading dim the mask does not vary along kept at 1."""
+    mask = _smallest_broadcast(mask.reshape(shape(scores)).contiguous())
+    if mask.dtype == torch.bool:
+        hidden = build.constant("hidden_keys", mask)
+        return build.call(aten.masked_fill.Scalar, scores, hidden, float("-inf"))
+    return build.call(aten.add.Tensor, scores, build.constant("additive_mask", mask))
+
+
+def _smallest_broadcast(mask: torch.Tensor) -> torch.Tensor:
+    for dim in range(mask.dim() - 2):
+        first = mask.narrow(dim, 0, 1)
+        if bool(torch.all(mask == first)):
+            mask = first
+    return mask.contiguous()
+
+
+def _masked(build: AtenBuilder, call: AttentionCall, scores: Node) -> Node:
+    """``scores`` with a computed mask applied: -inf where a boolean mask hides a key, else the float mask added."""
     if call.mask.meta["val"].dtype == torch.bool:
         hidden = build.call(aten.logical_not.default, call.mask)
         return build.call(aten.masked_fill.Scalar, scores, hidden, float("-inf"))
@@ -225,6 +272,11 @@ def grouped_query_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -
     return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
 
 
+def grouped_causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """A decoder's attention (Llama): grouped heads and a causal mask, in the grouped scores' layout."""
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+
+
 class MaskedAttention(torch.nn.Module):
     """An explicit boolean mask held by the module (a padding mask: the last two keys are hidden)."""
 
@@ -238,20 +290,17 @@ class MaskedAttention(torch.nn.Module):
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.mask)
 
 
-_INT_TARGETS = ("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
-
 TEST_CASES = {
     "self_attention": OpTestCase(FunctionModule(attention), random_inputs(0, (1, 2, 12, 16), (1, 2, 12, 16), (1, 2, 12, 16))),
     "cross_attention": OpTestCase(FunctionModule(attention), random_inputs(1, (2, 3, 8, 8), (2, 3, 20, 8), (2, 3, 20, 4))),
     "grouped_query": OpTestCase(
         FunctionModule(grouped_query_attention), random_inputs(2, (1, 4, 6, 8), (1, 2, 6, 8), (1, 2, 6, 8))
     ),
-    "causal": OpTestCase(
-        FunctionModule(causal_attention), random_inputs(3, (1, 2, 8, 8), (1, 2, 8, 8), (1, 2, 8, 8)), cpu_targets=_INT_TARGETS
+    "causal": OpTestCase(FunctionModule(causal_attention), random_inputs(3, (1, 2, 8, 8), (1, 2, 8, 8), (1, 2, 8, 8))),
+    "grouped_causal": OpTestCase(
+        FunctionModule(grouped_causal_attention), random_inputs(5, (1, 4, 6, 8), (1, 2, 6, 8), (1, 2, 6, 8))
     ),
-    "padding_mask": OpTestCase(
-        MaskedAttention(6, 10), random_inputs(4, (1, 2, 6, 8), (1, 2, 10, 8), (1, 2, 10, 8)), cpu_targets=_INT_TARGETS
-    ),
+    "padding_mask": OpTestCase(MaskedAttention(6, 10), random_inputs(4, (1, 2, 6, 8), (1, 2, 10, 8), (1, 2, 10, 8))),
 }
 
 OP = ArmOp(

@@ -23,6 +23,16 @@ int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
 (Vela 5.2.0 runs it there); steps 4 and 5 are unchanged. E's interpolation error (a unit or two of
 its 14 bits where exp is steepest) stays within an int16 output step on the a16w8 case.
+
+Masked (attention): ``softmax(masked_fill(scores, hidden, -inf))`` with a constant ``hidden`` is lowered
+as one softmax of the int8 scores (arm/ops/common/masked_scores.py) in which hidden keys get E = 0, so
+their probability is exactly 0 and the others are normalized over the visible keys only, as in float.
+One int32 ADD puts a constant bias of -512 on hidden scores; its saturating RESCALE to int8 (hidden
+keys at -128, visible ones unchanged) feeds step 1, so the row maximum is the visible keys' maximum,
+and step 2 reads the biased scores, putting every hidden key below -256 steps. The int16 TABLE's
+entry for -256 and below (never read unmasked) is 0; on the U55/U65 the two int8 TABLEs' widening
+MULs multiply by a constant that is 0 at hidden keys instead of a scalar. Two full-size operators
+more than the unmasked softmax, and no SELECT, so the U55 runs it too.
 """
 
 from __future__ import annotations
@@ -39,11 +49,12 @@ from torch.fx import Node
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.elementwise import emit
 from arm.ops.common.fixed_point import LOOKUP14_MAX, RECIPROCAL_FRACTION_BITS, Int32Emitter, normalize, reciprocal
+from arm.ops.common.masked_scores import masked_scores
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.table import int16_table, quantized_function_table16
-from arm.ops.common.unary import emit_unary, fp_mul
+from arm.ops.common.table import int16_table, quantized_function_table16, table
+from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
@@ -66,10 +77,15 @@ def softmax_dim(node: Node) -> int:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
+    masked = masked_scores(node)
+    # A masked softmax reads the int8 scores behind its masked_fill (see the module doc).
+    quantized_input = masked.args[0] if masked is not None and spec.is_int else x
     reduced = shape_of(x)[softmax_dim(node)] if shape_of(x) else 1
     half_to_float = len(node.args) > 2 and node.args[2]
     return first_reason(
-        profile_reason(node, spec, [x]),
+        profile_reason(node, spec, [quantized_input]),
+        # The masked lowering's hidden-key bias and two-table E are written for int8 scores.
+        int8_reason(node, spec, [quantized_input]) if masked is not None else None,
         rank_reason(node, shape_of(x)),
         f"{describe(node)}: half_to_float is not supported" if half_to_float else None,
         (
@@ -82,15 +98,23 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 
 
 def annotate_softmax(node: Node, config: QuantizationConfig) -> None:
-    annotate(node, {node.args[0]: config.activation}, config.probability_output())
+    # A masked softmax's input stays float: masked_fill annotated the scores it reads.
+    inputs = {} if masked_scores(node) is not None else {node.args[0]: config.activation}
+    annotate(node, inputs, config.probability_output())
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    x = ctx.value(node.args[0])
     axis = softmax_dim(node)
     if ctx.spec.is_fp:
-        return float_softmax(ctx, x, axis, name=node.name)
-    return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node))
+        return float_softmax(ctx, ctx.value(node.args[0]), axis, name=node.name)
+    masked = masked_scores(node)
+    if masked is None:
+        return _lower_int(node.name, ctx, ctx.value(node.args[0]), axis, ctx.output_qparams(node))
+    scores, mask = masked.args[:2]
+    x = ctx.value(scores)
+    hidden = ctx.constant(mask).numpy().astype(bool)
+    hidden = hidden.reshape((1,) * (x.rank - hidden.ndim) + hidden.shape)
+    return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node), hidden=hidden)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,12 +155,18 @@ class ShiftedExponentials:
     total: TosaValue
 
 
-def shifted_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, spec: TosaSpecification) -> ShiftedExponentials:
+def shifted_exponentials(
+    ints: Int32Emitter, x: TosaValue, axis: int, spec: TosaSpecification, *, hidden: np.ndarray | None = None
+) -> ShiftedExponentials:
+    """``hidden`` (bool, x's rank, broadcastable to it): keys whose E is 0 (a masked softmax)."""
     graph = ints.graph
-    maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
-    # Zero points cancel in x - max: both sides are read raw.
-    steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
-    if x.dtype == np.int16:
+    if hidden is None:
+        maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
+        # Zero points cancel in x - max: both sides are read raw.
+        steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
+    else:
+        steps_below_max = _steps_below_visible_max(ints, x, axis, hidden)
+    if x.dtype == np.int16:  # never masked: support keeps masked int16 scores on the CPU
         exp = _int16_exponentials(ints, steps_below_max, x.qparams)
         total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
         return ShiftedExponentials(steps_below_max, exp, total)
@@ -147,9 +177,10 @@ def shifted_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, spec: Tosa
             graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
             input_zp=0, output_zp=127,
         )  # fmt: skip
-        exp = ints.lookup14(index, values, "exp")
+        exp = ints.lookup14(index, values, "exp") if hidden is None else _visible_lookup14(ints, index, values, ~hidden)
     else:
-        exp = ints.lookup_steps(steps_below_max, values, "exp")
+        # Hidden keys lie below -256 steps, where the table holds 0.
+        exp = ints.lookup_steps(steps_below_max, values, "exp", below_range=None if hidden is None else 0)
     total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
     return ShiftedExponentials(steps_below_max, exp, total)
 
@@ -169,6 +200,37 @@ def _int16_exponentials(ints: Int32Emitter, steps_below_max: TosaValue, grid: QP
     entries = quantized_function_table16(lambda code: np.exp(grid.scale * (code - _INT16_INDEX_OFFSET)), code_grid,
                                          exp_grid)  # fmt: skip
     return int16_table(ints.graph, index, entries, name=f"{ints.prefix}_exp", qparams=None)
+
+
+# Added to hidden scores (raw int8 steps): below every visible score (-128 - 512 + 255 < -256 steps
+# below any visible maximum), and saturated to -128 by an int8 RESCALE.
+_HIDDEN_BIAS = -512
+
+
+def _steps_below_visible_max(ints: Int32Emitter, x: TosaValue, axis: int, hidden: np.ndarray) -> TosaValue:
+    """``x - max(visible x)`` in raw steps: visible keys in [-255, 0], hidden ones below -256."""
+    graph = ints.graph
+    bias = graph.add_const(f"{ints.prefix}_hidden_bias", np.where(hidden, _HIDDEN_BIAS, 0).astype(np.int32))
+    biased = ints.add(ints.widen(x, "x_int32"), bias, "biased")
+    visible = rescale(graph, biased, name=f"{ints.prefix}_visible", scales=[1.0], output_dtype=np.dtype(np.int8),
+                      input_zp=0, output_zp=0)  # fmt: skip
+    maximum = row_maximum(graph, visible, axis, name=f"{ints.prefix}_max")
+    return ints.sub(biased, ints.widen(maximum, "max_int32"), "steps_below_max")
+
+
+def _visible_lookup14(ints: Int32Emitter, index: TosaValue, values: np.ndarray, visible: np.ndarray) -> TosaValue:
+    """``Int32Emitter.lookup14`` with its widening MULs by -128 and 1 made 0 where ``visible`` is not:
+    hidden keys get E = 0 at no extra operator (the U55/U65 have no int16 TABLE to hold a 0)."""
+    graph, what = ints.graph, f"{ints.prefix}_exp"
+    values = np.asarray(values, dtype=np.int64)
+    minus_high = table(graph, index, (-(values >> 7)).astype(np.int8), name=f"{what}_high", qparams=None)
+    low = table(graph, index, (values & 0x7F).astype(np.int8), name=f"{what}_low", qparams=None)
+    high_weight = graph.add_const(f"{what}_minus_128", np.where(visible, -128, 0).astype(np.int8))
+    low_weight = graph.add_const(f"{what}_visible", visible.astype(np.int8))
+    high_part = ints.mul(minus_high, high_weight, "exp_high_int32", shift=0)
+    low_part = ints.mul(low, low_weight, "exp_low_int32", shift=0)
+    combined = ints.add(high_part, low_part, "exp_int32")
+    return rescale(graph, combined, name=what, scales=[1.0], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)
 
 
 def row_maximum(graph: TosaGraph, x: TosaValue, axis: int, *, name: str) -> TosaValue:
@@ -193,9 +255,11 @@ def row_maximum(graph: TosaGraph, x: TosaValue, axis: int, *, name: str) -> Tosa
     return reshape(graph, maximum, (*x.shape[:-1], 1), name=name)
 
 
-def _lower_int(name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams) -> TosaValue:
+def _lower_int(
+    name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
+) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    exponentials = shifted_exponentials(ints, x, axis, ctx.spec)
+    exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden)
     normalized = normalize(ints, exponentials.total)
     inverse = reciprocal(ints, normalized.mantissa)
     # 2**28 / S = inverse * 2**(shift - 31 - 28 + 28): a rounding right shift by 31 - shift >= 15

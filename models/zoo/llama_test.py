@@ -35,27 +35,24 @@ torch.set_num_threads(1)
 
 TARGET = os.environ.get("LLAMA_TARGET", "tosa-INT")
 
-# Measured on this branch: 102 of 164 computing nodes delegated on the U55 and U85 (0.622), in 10
-# partitions. Without the attention op family, the decomposed attention (expand, bmm, softmax with its
-# any/logical_not guards), RMSNorm's pow and the mul.Scalar scalings stay on the CPU; those ops raise it.
-MIN_DELEGATED_SHARE = {"tosa-INT": 0.6, "ethos-u55-128": 0.6, "ethos-u85-256": 0.6}
+# Measured: 124 of 126 computing nodes delegated on the U55 and U85 (0.984), in one partition; the
+# embedding gather (no GATHER in Vela 5.2.0 for either NPU) and the token ids' int64 -> int32 cast stay
+# on the CPU. The causal mask (arange comparisons) is evaluated while quantizing and lowered inside the
+# softmax (arm/ops/softmax.py, masked). The bound leaves room for one small op to move, not a block.
+MIN_DELEGATED_SHARE = {"tosa-INT": 0.95, "ethos-u55-128": 0.95, "ethos-u85-256": 0.95}
 
 # (delegate index, output index) -> what departs: Vela's command stream on the NPU model does not compute
 # what the TOSA graph does. Asserted to persist, so a fixed Vela or NPU model makes the test fail and the
 # entry goes (as the op harness's known_departures).
-# Not yet isolated to one operator: both outputs come through rotate_half's two half-width slices of the
+# Not yet isolated to one operator: when the attention ran on the CPU (three partitions), exactly the
+# rotated queries and keys departed, both computed through rotate_half's two half-width slices of the
 # last dim, which matches the op harness's known U55 split departure (Vela 5.2.0 reads both slices from
-# x = 0); the U85 runs the same graphs bit-exactly.
+# x = 0); the masked attention itself is bit-exact on the U55 (scaled_dot_product_attention's causal and
+# grouped_causal cases), and the U85 runs the same graph bit-exactly. In one partition the departure
+# reaches the logits. Seed 0: 1975 of 4096 logits differ, by at most 3 steps.
 _ROTARY_SLICES = "computed through rotate_half's last-dim slices (likely the known Vela 5.2.0 U55 slice departure)"
 KNOWN_DEPARTURES = {
-    "ethos-u55-128": {
-        # Per layer: the rotated keys (unsqueezed to rank 5 before the GQA expand) and the rotated queries.
-        # Seed 0: 157 and 165 of 512 values (by up to 143), 365 and 373 of 1024 (by up to 174).
-        (0, 2): f"layer 0 keys [1, 2, 1, 16, 16]: {_ROTARY_SLICES}",
-        (1, 1): f"layer 0 queries [1, 4, 16, 16]: {_ROTARY_SLICES}",
-        (4, 2): f"layer 1 keys [1, 2, 1, 16, 16]: {_ROTARY_SLICES}",
-        (5, 1): f"layer 1 queries [1, 4, 16, 16]: {_ROTARY_SLICES}",
-    },
+    "ethos-u55-128": {(0, 0): f"logits [1, 16, 256]: {_ROTARY_SLICES}"},
 }
 
 

@@ -125,7 +125,7 @@ class Int32Emitter:
         return rescale(self.graph, combined, name=f"{self.prefix}_{what}", scales=[1.0], output_dtype=_INT16,
                        input_zp=0, output_zp=0)  # fmt: skip
 
-    def lookup_steps(self, steps: TosaValue, values: np.ndarray, what: str) -> TosaValue:
+    def lookup_steps(self, steps: TosaValue, values: np.ndarray, what: str, *, below_range: int | None = None) -> TosaValue:
         """``values[steps + 255]`` as int16 for int32 ``steps`` in [-255, 0] and 256 int16 values.
 
         One int16 TABLE (TOSA's 513-entry interpolating table): ``128 * steps`` lands exactly on entry
@@ -136,8 +136,10 @@ class Int32Emitter:
         values = np.asarray(values, dtype=np.int64)
         if values.shape != (256,) or values.min() < -(1 << 15) or values.max() >= 1 << 15:
             raise ValueError(f"{self.prefix}_{what}: a steps lookup needs 256 int16 values")
-        # Entries 0 and 257..512 are never read; they repeat the nearest used entry.
-        entries = np.concatenate([values[:1], values, np.full(256, values[-1])]).astype(np.int16)
+        # Entries 257..512 are never read; they repeat the nearest used entry. Entry 0 is read by steps
+        # of -256 and below: ``below_range`` when given (a masked softmax's hidden keys), else values[0].
+        first = values[:1] if below_range is None else np.array([below_range])
+        entries = np.concatenate([first, values, np.full(256, values[-1])]).astype(np.int16)
         index = rescale(self.graph, steps, name=f"{self.prefix}_{what}_index", scales=[128.0], output_dtype=_INT16,
                         input_zp=0, output_zp=0)  # fmt: skip
         looked_up = self.graph.add_tensor(f"{self.prefix}_{what}_table", steps.shape, _INT32)
