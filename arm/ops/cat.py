@@ -18,22 +18,23 @@ from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
 
-def _tensors_and_dim(node: Node) -> tuple[list[Node], int]:
+def tensors_and_dim(node: Node) -> tuple[list[Node], int]:
+    """The joined operands and the non-negative output dim (cat and stack take the same arguments)."""
     tensors = list(node.args[0])
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
     return tensors, dim % len(shape_of(node))
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    tensors, _ = _tensors_and_dim(node)
+    tensors, _ = tensors_and_dim(node)
     if not all(isinstance(tensor, Node) for tensor in tensors):
-        return f"{describe(node)}: every concatenated operand must be a tensor"
+        return f"{describe(node)}: every joined operand must be a tensor"
     return first_reason(profile_reason(node, spec, tensors), rank_reason(node, shape_of(node)))
 
 
 def annotate_cat(node: Node, config: QuantizationConfig) -> None:
     """One grid for everything: CONCAT copies int8 codes, so they must mean the same reals."""
-    tensors, _ = _tensors_and_dim(node)
+    tensors, _ = tensors_and_dim(node)
     shared = SharedQuantizationSpec((tensors[0], node))
     # The first operand's edge comes first: pt2e resolves shared specs in insertion order.
     inputs = {tensors[0]: config.activation}
@@ -41,17 +42,22 @@ def annotate_cat(node: Node, config: QuantizationConfig) -> None:
     annotate(node, inputs, shared)
 
 
-def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    tensors, dim = _tensors_and_dim(node)
+def operands_on_output_grid(node: Node, ctx: LoweringContext, tensors: list[Node]) -> list[TosaValue]:
+    """The operands' values, in INT on the node's output grid."""
     values = [ctx.value(tensor) for tensor in tensors]
-    if ctx.spec.is_int:
-        # Shared by the quantizer, so these rescales only appear for foreign annotations.
-        output = ctx.output_qparams(node)
-        values = [
-            requantize(ctx.graph, value, name=f"{node.name}_input{index}_rescaled", output=output)
-            for index, value in enumerate(values)
-        ]
-    return concat(ctx.graph, values, axis=dim, name=node.name)
+    if not ctx.spec.is_int:
+        return values
+    # Shared by the quantizer, so these rescales only appear for foreign annotations.
+    output = ctx.output_qparams(node)
+    return [
+        requantize(ctx.graph, value, name=f"{node.name}_input{index}_rescaled", output=output)
+        for index, value in enumerate(values)
+    ]
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    tensors, dim = tensors_and_dim(node)
+    return concat(ctx.graph, operands_on_output_grid(node, ctx, tensors), axis=dim, name=node.name)
 
 
 def cat_channels(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
