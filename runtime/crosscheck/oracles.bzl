@@ -9,34 +9,71 @@
   command stream is known to depart from its TOSA graph (say which where it is used).
 """
 
-load("//arm/ethosu/npu_model:defs.bzl", "program_oracle_outputs")
-
 def _partitioned_with_npu_model(**kwargs):
     partitioned_program_outputs(ethos_u_delegates = "npu_model", **kwargs)
 
-def _partitioned_program_outputs_impl(ctx):
-    directory = ctx.actions.declare_directory(ctx.label.name)
-    program = ctx.attr.program[DefaultInfo]
-    ptes = [f for f in program.files.to_list() if f.extension == "pte"]
+def _single_pte(ctx):
+    ptes = [f for f in ctx.attr.program[DefaultInfo].files.to_list() if f.extension == "pte"]
     if len(ptes) != 1:
         fail("{}: program must give exactly one .pte, {} gives {}".format(ctx.label, ctx.attr.program.label, ptes))
+    return ptes[0]
+
+def _run_oracle(ctx, oracle, extra_args, mnemonic, progress_message):
+    """Runs `oracle` on the program's .pte into the directory `<name>/` and returns its providers."""
+    directory = ctx.actions.declare_directory(ctx.label.name)
     args = ctx.actions.args()
-    args.add("--pte", ptes[0])
+    args.add("--pte", _single_pte(ctx))
     args.add("--output-dir", directory.path)
     args.add("--seed", ctx.attr.seed)
-    args.add("--int-high", ctx.attr.int_high)
-    args.add("--ethos-u-delegates", ctx.attr.ethos_u_delegates)
-    oracle = ctx.executable._oracle_with_npu_model if ctx.attr.ethos_u_delegates == "npu_model" else ctx.executable._oracle
+    args.add_all(extra_args)
     ctx.actions.run(
         executable = oracle,
         arguments = [args],
         # The .tosa graphs sit beside the .pte in the arm_pte target's runfiles.
-        inputs = program.default_runfiles.files,
+        inputs = ctx.attr.program[DefaultInfo].default_runfiles.files,
         outputs = [directory],
+        mnemonic = mnemonic,
+        progress_message = progress_message,
+    )
+    return [DefaultInfo(files = depset([directory]), runfiles = ctx.runfiles(files = [directory]))]
+
+_SEED = attr.int(default = 0, doc = "Seed of the random inputs.")
+
+def _program_oracle_outputs_impl(ctx):
+    return _run_oracle(
+        ctx,
+        ctx.executable._oracle,
+        extra_args = [],
+        mnemonic = "ProgramOracle",
+        progress_message = "Computing expected outputs of {} on the host".format(ctx.attr.program.label),
+    )
+
+program_oracle_outputs = rule(
+    implementation = _program_oracle_outputs_impl,
+    doc = "A directory `<name>/` with `input<i>.npy` (seeded uniform floats) and `expected<i>.npy` for `program`.",
+    attrs = {
+        "program": attr.label(
+            mandatory = True,
+            doc = "An arm_pte target for an Ethos-U target (its .tosa files are read beside the .pte).",
+        ),
+        "seed": _SEED,
+        "_oracle": attr.label(
+            default = "//arm/ethosu/npu_model:program_oracle",
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+)
+
+def _partitioned_program_outputs_impl(ctx):
+    with_npu_model = ctx.attr.ethos_u_delegates == "npu_model"
+    return _run_oracle(
+        ctx,
+        ctx.executable._oracle_with_npu_model if with_npu_model else ctx.executable._oracle,
+        extra_args = ["--int-high", str(ctx.attr.int_high), "--ethos-u-delegates", ctx.attr.ethos_u_delegates],
         mnemonic = "PartitionedProgramOracle",
         progress_message = "Running {} on ExecuTorch's runtime and the TOSA reference model".format(ctx.attr.program.label),
     )
-    return [DefaultInfo(files = depset([directory]), runfiles = ctx.runfiles(files = [directory]))]
 
 partitioned_program_outputs = rule(
     implementation = _partitioned_program_outputs_impl,
@@ -56,7 +93,7 @@ instructions on ExecuTorch's host runtime, its delegates on the TOSA reference m
             mandatory = True,
             doc = "An arm_pte target whose delegates were lowered to TOSA (its .tosa files are read beside the .pte).",
         ),
-        "seed": attr.int(default = 0, doc = "Seed of the random inputs."),
+        "seed": _SEED,
         "_oracle": attr.label(
             default = "//runtime/crosscheck:partitioned_program_oracle",
             executable = True,

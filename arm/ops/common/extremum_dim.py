@@ -17,7 +17,8 @@ from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.op_test_case import OpTestCase
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.extremum_reduction import extremum_support
+from arm.ops.common.support import describe
 from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -46,23 +47,12 @@ def extremum_dim_op(
     """The ArmOp of max.dim (``op`` REDUCE_MAX) or min.dim (REDUCE_MIN); ``u55_needs_rank4`` as for amin."""
 
     def support(node: Node, spec: TosaSpecification) -> str | None:
-        x = node.args[0]
-        shape = shape_of(x)
         if _reads_indices(node):
             return (
                 f"{describe(node)}: its indices (result 1) are read, and only the values are lowered; "
                 f"write x.a{name[:3]}(dim) for the values and x.arg{name[:3]}(dim) for the indices"
             )
-        departs_on_u55 = u55_needs_rank4 and spec.has("u55") and (len(shape) != 4 or len(_values_shape(node)) != 4)
-        return first_reason(
-            None if _values_shape(node) else f"{describe(node)}: a 0-d result is not lowered; reduce with keepdim=True",
-            f"{describe(node)}: on the U55 Vela 5.2.0's command stream for this reduction departs from the TOSA "
-            "reference model unless input and output are rank 4 (see arm/ops/common/extremum_reduction.py)"
-            if departs_on_u55
-            else None,
-            profile_reason(node, spec, [x]),
-            rank_reason(node, shape),
-        )
+        return extremum_support(node, spec, _values_shape(node), u55_needs_rank4=u55_needs_rank4)
 
     def annotate_values(node: Node, config: QuantizationConfig) -> None:
         """The values keep the input's grid; pt2e observes a tuple result only through its getitem."""

@@ -30,15 +30,18 @@ def listed_dims(node: Node) -> list[int]:
     return sorted({dim % rank for dim in dims}) if dims else list(range(rank))
 
 
-def _support(node: Node, spec: TosaSpecification, *, u55_needs_rank4: bool) -> str | None:
+def extremum_support(
+    node: Node, spec: TosaSpecification, result_shape: tuple[int, ...], *, u55_needs_rank4: bool
+) -> str | None:
+    """Whether REDUCE_MAX / REDUCE_MIN of ``node.args[0]`` to ``result_shape`` lowers (amax/amin, max/min.dim)."""
     x = node.args[0]
     shape = shape_of(x)
-    departs_on_u55 = u55_needs_rank4 and spec.has("u55") and (len(shape) != 4 or len(shape_of(node)) != 4)
+    departs_on_u55 = u55_needs_rank4 and spec.has("u55") and (len(shape) != 4 or len(result_shape) != 4)
     return first_reason(
-        None if shape_of(node) else f"{describe(node)}: a 0-d result is not lowered; reduce with keepdim=True",
+        None if result_shape else f"{describe(node)}: a 0-d result is not lowered; reduce with keepdim=True",
         (
             f"{describe(node)}: on the U55, Vela 5.2.0's command stream for this reduction of shape {shape} to "
-            f"{shape_of(node)} departs from the TOSA reference model on the NPU model (rank 4 with keepdim=True "
+            f"{result_shape} departs from the TOSA reference model on the NPU model (rank 4 with keepdim=True "
             "matches); it runs on the CPU"
         )
         if departs_on_u55
@@ -70,7 +73,7 @@ def extremum_reduction_op(
     """
 
     def support(node: Node, spec: TosaSpecification) -> str | None:
-        return _support(node, spec, u55_needs_rank4=u55_needs_rank4)
+        return extremum_support(node, spec, shape_of(node), u55_needs_rank4=u55_needs_rank4)
 
     def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         value = ctx.value(node.args[0])
