@@ -144,7 +144,8 @@ Status run_u85_pooling(const OperationContext& context) {
   const auto mode = static_cast<PoolingMode>(bit_field(context.command.param, 0, 3));
   U85Output output;
   PTE_RETURN_IF_ERROR(U85Output::create(context, &output));
-  if (is_arg_max(mode) && (u85::acc_format(registers).input == u85::AccumulatorInput::kIfm2 || !output.global_scale())) {
+  const bool from_ifm2 = u85::acc_format(registers).input == u85::AccumulatorInput::kIfm2;
+  if (is_arg_max(mode) && (from_ifm2 || !output.global_scale())) {
     // Vela gives arg-max neither: its OFM scale only separates the position from the maximum.
     return Status::failure(Error::kNotSupported,
                            "arg-max with accumulators from IFM2 or a per-channel OFM scale is not modelled");
@@ -154,7 +155,6 @@ Status run_u85_pooling(const OperationContext& context) {
   const KernelGeometry geometry =
       kernel_geometry(registers, reduce_depth ? registers.get(u85::Cmd0::NPU_SET_IFM_DEPTH_M1) + 1 : extent.depth);
   FeatureMap start_values = FeatureMap::from_registers(registers, FeatureMapSlot::kIfm2, extent);
-  const bool from_ifm2 = u85::acc_format(registers).input == u85::AccumulatorInput::kIfm2;
   if (from_ifm2) PTE_RETURN_IF_ERROR(bind_u85_input(context, start_values, u85::ifm2_storage(registers)));
   const ChannelScale* channel_scales = nullptr;
   if (!output.global_scale()) {
