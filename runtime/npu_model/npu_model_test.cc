@@ -1,9 +1,9 @@
 // The NPU model on handmade command streams: the driver payload and command checks, errors that name
 // the command and its byte offset (unknown commands, accesses outside a region and streams without a stop,
-// on each generation), DMA and an elementwise add end to end (U55 and U85), the trace, the rescaler's
-// roundings, the weight decoders and the 2:4 sparsity rule. Real Vela streams are checked against the
-// TOSA reference model by //arm/ops:u55_INT and :u85_INT (every op case) and //arm/ethosu/npu_model
-// (every model, and 2:4 sparse convolutions).
+// on each generation), DMA and an elementwise add end to end (U55 and U85), the U85's rescaled AND_NOT
+// (SELECT) and arg-max pooling, the trace, the rescaler's roundings, the weight decoders and the 2:4
+// sparsity rule. Real Vela streams are checked against the TOSA reference model by //arm/ops:u55_INT and
+// :u85_INT (every op case) and //arm/ethosu/npu_model (every model, and 2:4 sparse convolutions).
 #include <cstring>
 
 #include "runtime/npu_model/fwd_decoder.h"
@@ -278,6 +278,106 @@ TEST(u85_an_ofm_outside_its_region_names_the_operation) {
                Error::kDelegateFailed,
                "NPU_OP_ELEMENTWISE at byte 152: OFM (1x1x4) reads or writes bytes [4, +4) of region 1, which holds "
                "6 bytes");
+}
+
+// SELECT as Vela builds it for int16 operands: value AND_NOT mask, where the value's RESCALE onto the
+// output's grid is folded into IFM_SCALE (here x0.75, natural rounding). A 1x1x4 int16 IFM at byte 0 of
+// region 1, the int16 mask (all ones or zeros) at byte 8, the OFM at byte 16.
+TEST(u85_and_not_rescales_the_value_it_masks) {
+  constexpr uint16_t kNatural = 1 << 13;
+  constexpr uint16_t kAndNot = 42;
+  alignas(2) int16_t scratch[12] = {1000, -1000, 301, -7, 0, -1, 0, -1};
+  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+  StreamBuilder stream;
+  stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_IFM_BASE0, 0)
+      .cmd0(Cmd0::NPU_SET_IFM_DEPTH_M1, 3)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_C, 2)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_X, 8)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_Y, 8)
+      .cmd0(Cmd0::NPU_SET_IFM_PRECISION, 1 | 1 << 2)
+      .cmd0(Cmd0::NPU_SET_IFM2_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_IFM2_BASE0, 8)
+      .cmd1(Cmd1::NPU_SET_IFM2_STRIDE_C, 2)
+      .cmd1(Cmd1::NPU_SET_IFM2_STRIDE_X, 8)
+      .cmd1(Cmd1::NPU_SET_IFM2_STRIDE_Y, 8)
+      .cmd0(Cmd0::NPU_SET_IFM2_PRECISION, 1 | 1 << 2)
+      .cmd0(Cmd0::NPU_SET_OFM_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_OFM_BASE0, 16)
+      .cmd0(Cmd0::NPU_SET_OFM_DEPTH_M1, 3)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_C, 2)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_X, 8)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_Y, 8)
+      .cmd0(Cmd0::NPU_SET_OFM_PRECISION, 1 | 1 << 1 | 1 << 8)
+      .cmd0(Cmd0::NPU_SET_ACTIVATION_MIN, 0x8000)
+      .cmd0(Cmd0::NPU_SET_ACTIVATION_MAX, 0x7fff)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_OFM_SCALE), 1, kNatural)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_IFM_SCALE), 3, 2 | kNatural)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_IFM2_SCALE), 1, kNatural)
+      .cmd0(Cmd0::NPU_OP_ELEMENTWISE, kAndNot)
+      .stop();
+  EXPECT_OK(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>(regions)));
+  // 301 * 0.75 = 225.75 rounds to 226; masked lanes are zero.
+  EXPECT_TRUE(scratch[8] == 750 && scratch[9] == 0 && scratch[10] == 226 && scratch[11] == 0);
+}
+
+// Arg-max pooling of a 2-channel int8 IFM in region 1 (IFM at byte 0, int32 OFM at byte 16) with a
+// kernel of `height` x `width` covering the IFM, programmed as Vela programs TOSA ARGMAX: OFM_SCALE 1
+// with shift 16 and round-to-lower, no clamp.
+StreamBuilder& u85_arg_max(StreamBuilder& stream, uint16_t mode, uint16_t height, uint16_t width) {
+  constexpr uint16_t kShift16RoundToLower = 16 | 5 << 13;
+  return stream.cmd0(Cmd0::NPU_SET_IFM_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_IFM_BASE0, 0)
+      .cmd0(Cmd0::NPU_SET_IFM_DEPTH_M1, 1)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_C, 1)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_X, 2)
+      .cmd1(Cmd1::NPU_SET_IFM_STRIDE_Y, 2u * width)
+      .cmd0(Cmd0::NPU_SET_IFM_HEIGHT0_M1, height - 1)
+      .cmd0(Cmd0::NPU_SET_IFM_WIDTH0_M1, width - 1)
+      .cmd0(Cmd0::NPU_SET_IFM_PRECISION, 1)
+      .cmd0(Cmd0::NPU_SET_OFM_REGION, 1)
+      .cmd1(Cmd1::NPU_SET_OFM_BASE0, 16)
+      .cmd0(Cmd0::NPU_SET_OFM_DEPTH_M1, 1)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_C, 4)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_X, 8)
+      .cmd1(Cmd1::NPU_SET_OFM_STRIDE_Y, 8)
+      .cmd0(Cmd0::NPU_SET_OFM_PRECISION, 1 | 2 << 1 | 1 << 8)
+      .cmd0(Cmd0::NPU_SET_KERNEL_HEIGHT_M1, height - 1)
+      .cmd0(Cmd0::NPU_SET_KERNEL_WIDTH_M1, width - 1)
+      .cmd0(Cmd0::NPU_SET_ACTIVATION, 1 << 12)
+      .cmd1(static_cast<Cmd1>(u85::Cmd1::NPU_SET_OFM_SCALE), 1, kShift16RoundToLower)
+      .cmd0(Cmd0::NPU_OP_POOL, mode);
+}
+
+constexpr uint16_t kArgMaxX = 6;
+constexpr uint16_t kArgMaxY = 7;
+
+int32_t int32_at(const int8_t* bytes) {
+  int32_t value;
+  std::memcpy(&value, bytes, sizeof(value));
+  return value;
+}
+
+TEST(u85_arg_max_along_x_gives_the_first_maximal_column) {
+  // Channel 0 along x: 3 7 7 -2 (a tie: the first 7 wins); channel 1: -5 -8 -5 -9.
+  alignas(4) int8_t scratch[24] = {3, -5, 7, -8, 7, -5, -2, -9};
+  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+  StreamBuilder stream;
+  u85_arg_max(stream, kArgMaxX, 1, 4).stop();
+  EXPECT_OK(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>(regions)));
+  EXPECT_EQ(int32_at(scratch + 16), 1);
+  EXPECT_EQ(int32_at(scratch + 20), 0);
+}
+
+TEST(u85_arg_max_along_y_gives_the_first_maximal_row) {
+  // Channel 0 along y: -128 -128 -128 (all equal: row 0); channel 1: -1 127 127.
+  alignas(4) int8_t scratch[24] = {-128, -1, -128, 127, -128, 127};
+  const ethosu::NpuRegion regions[] = {{0, 0}, {reinterpret_cast<uintptr_t>(scratch), sizeof(scratch)}};
+  StreamBuilder stream;
+  u85_arg_max(stream, kArgMaxY, 3, 1).stop();
+  EXPECT_OK(u85_model().run(stream.payload(kLog2Macs256, kU85), Span<const ethosu::NpuRegion>(regions)));
+  EXPECT_EQ(int32_at(scratch + 16), 0);
+  EXPECT_EQ(int32_at(scratch + 20), 1);
 }
 
 TEST(rescale_rounds_natural_double_and_truncate) {

@@ -46,10 +46,13 @@ bool unary(Mode mode) {
   return mode == Mode::kAbs || mode == Mode::kClz || mode == Mode::kLeakyRelu || mode == Mode::kNot;
 }
 
-// Operands rescaled by their input scales before the operation.
+// Operands rescaled by their input scales before the operation. The bitwise operations are among them:
+// Vela folds a RESCALE that feeds SELECT into the IFM scale of the AND_NOT it builds SELECT from (int16
+// SELECTs after an int16 comparison), and its streams set identity scales for every other bitwise use.
 bool rescales_operands(Mode mode) {
   return mode == Mode::kAdd || mode == Mode::kSub || mode == Mode::kMul || mode == Mode::kMin || mode == Mode::kMax ||
-         mode == Mode::kAbs || (mode >= Mode::kCmpEq && mode <= Mode::kCmpGt);
+         mode == Mode::kAbs || (mode >= Mode::kCmpEq && mode <= Mode::kCmpGt) || mode == Mode::kAnd ||
+         mode == Mode::kOr || mode == Mode::kXor || mode == Mode::kAndNot;
 }
 
 // An operand: a broadcast feature map or a scalar.

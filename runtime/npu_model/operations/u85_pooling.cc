@@ -2,7 +2,8 @@
 // number of IFM elements the window covers, with TOSA's reciprocal scale), the sum over the window and
 // all IFM channels (reduce-sum), or the IFM as it is (none); then OFM_SCALE. Accumulators may start
 // from IFM2 (how Vela passes 32-bit tensors through a pool); a per-channel OFM scale takes each
-// channel's bias and multiplier from the scale stream. Arg-max is not modelled.
+// channel's bias and multiplier from the scale stream. Arg-max (along X or Y) finds each channel's
+// first maximum in the window (see arg_max).
 #include <algorithm>
 
 #include "runtime/npu_model/feature_map.h"
@@ -17,7 +18,16 @@ namespace pte {
 namespace npu_model {
 namespace {
 
-enum class PoolingMode : uint32_t { kMax = 0, kAverage = 1, kReduceSum = 2, kSum = 3, kNone = 4, kMin = 5 };
+enum class PoolingMode : uint32_t {
+  kMax = 0,
+  kAverage = 1,
+  kReduceSum = 2,
+  kSum = 3,
+  kNone = 4,
+  kMin = 5,
+  kArgMaxX = 6,
+  kArgMaxY = 7,
+};
 
 // TOSA's reciprocal_scale: multiplier and shift with count * multiplier / 2^shift ~= 1.
 Scale reciprocal_scale(int count) {
@@ -64,6 +74,8 @@ void pool(const Pooling& op, const IfmVolume<T>& volume) {
                 for (int i = 0; i < volume.depth; ++i) result += input[i];
                 break;
               case PoolingMode::kNone:
+              case PoolingMode::kArgMaxX:  // arg_max
+              case PoolingMode::kArgMaxY:
                 break;
               case PoolingMode::kAverage:
               case PoolingMode::kSum:
@@ -87,23 +99,62 @@ void pool(const Pooling& op, const IfmVolume<T>& volume) {
   }
 }
 
+// Arg-max keeps, per channel, the window position of the first maximum along X (ARGMAX_X) or Y
+// (ARGMAX_Y), counted in kernel elements from the window's first column or row. The accumulator packs
+// that position above a 16-bit copy of the maximum (IFMs are at most 16 bits wide); Vela's OFM_SCALE
+// for arg-max (multiplier 1, shift 16, rounding down) keeps only the position, which is TOSA ARGMAX's
+// int32 index: Vela makes one window span the whole reduced axis, without padding. Ties keep the first
+// position, as TOSA does.
+template <typename T>
+void arg_max(const Pooling& op, const IfmVolume<T>& volume) {
+  const KernelGeometry& g = op.geometry;
+  const Kernel& kernel = g.kernel;
+  const bool along_y = op.mode == PoolingMode::kArgMaxY;
+  for (int oy = 0; oy < g.ofm.height; ++oy) {
+    for (int ox = 0; ox < g.ofm.width; ++ox) {
+      for (int c = 0; c < g.ofm.depth; ++c) {
+        int64_t maximum = INT64_MIN;
+        int64_t position = 0;
+        for (int ky = 0; ky < kernel.dilated_height; ky += kernel.dilation_y) {
+          const int iy = g.window_y(oy) + ky;
+          for (int kx = 0; kx < kernel.dilated_width; kx += kernel.dilation_x) {
+            const int ix = g.window_x(ox) + kx;
+            if (!volume.contains(iy, ix)) continue;
+            const int64_t value = volume.at(iy, ix)[c];
+            if (value > maximum) {
+              maximum = value;
+              position = along_y ? ky / kernel.dilation_y : kx / kernel.dilation_x;
+            }
+          }
+        }
+        if (maximum == INT64_MIN) maximum = 0;
+        const int64_t packed = position * 65536 + (maximum & 0xFFFF);
+        op.output.store(oy, ox, c, packed);
+      }
+    }
+  }
+}
+
+bool is_arg_max(PoolingMode mode) { return mode == PoolingMode::kArgMaxX || mode == PoolingMode::kArgMaxY; }
+
 }  // namespace
 
 Status run_u85_pooling(const OperationContext& context) {
   const RegisterFile& registers = context.registers;
   const auto mode = static_cast<PoolingMode>(bit_field(context.command.param, 0, 3));
-  if (static_cast<uint32_t>(mode) > static_cast<uint32_t>(PoolingMode::kMin)) {
-    return Status::failure(Error::kNotSupported, "pooling mode %lu (arg-max) is not modelled",
-                           static_cast<unsigned long>(context.command.param));
-  }
   U85Output output;
   PTE_RETURN_IF_ERROR(U85Output::create(context, &output));
+  const bool from_ifm2 = u85::acc_format(registers).input == u85::AccumulatorInput::kIfm2;
+  if (is_arg_max(mode) && (from_ifm2 || !output.global_scale())) {
+    // Vela gives arg-max neither: its OFM scale only separates the position from the maximum.
+    return Status::failure(Error::kNotSupported,
+                           "arg-max with accumulators from IFM2 or a per-channel OFM scale is not modelled");
+  }
   const Extent& extent = output.extent();
   const bool reduce_depth = mode == PoolingMode::kReduceSum;
   const KernelGeometry geometry =
       kernel_geometry(registers, reduce_depth ? registers.get(u85::Cmd0::NPU_SET_IFM_DEPTH_M1) + 1 : extent.depth);
   FeatureMap start_values = FeatureMap::from_registers(registers, FeatureMapSlot::kIfm2, extent);
-  const bool from_ifm2 = u85::acc_format(registers).input == u85::AccumulatorInput::kIfm2;
   if (from_ifm2) PTE_RETURN_IF_ERROR(bind_u85_input(context, start_values, u85::ifm2_storage(registers)));
   const ChannelScale* channel_scales = nullptr;
   if (!output.global_scale()) {
@@ -124,7 +175,11 @@ Status run_u85_pooling(const OperationContext& context) {
   return with_ifm_volume(ifm, geometry.upscale, context.scratch, [&](const auto& volume) -> Status {
     // The volume is gathered before the OFM may replace a chaining buffer it came from.
     PTE_RETURN_IF_ERROR(output.bind(context));
-    pool(op, volume);
+    if (is_arg_max(mode)) {
+      arg_max(op, volume);
+    } else {
+      pool(op, volume);
+    }
     return Status();
   });
 }
