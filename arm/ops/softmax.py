@@ -27,12 +27,12 @@ its 14 bits where exp is steepest) stays within an int16 output step on the a16w
 Masked (attention): ``softmax(masked_fill(scores, hidden, -inf))`` with a constant ``hidden`` is lowered
 as one softmax of the int8 scores (arm/ops/common/masked_scores.py) in which hidden keys get E = 0, so
 their probability is exactly 0 and the others are normalized over the visible keys only, as in float.
-One int32 ADD puts a constant bias of -512 on hidden scores; its saturating RESCALE to int8 (hidden
-keys at -128, visible ones unchanged) feeds step 1, so the row maximum is the visible keys' maximum,
-and step 2 reads the biased scores, putting every hidden key below -256 steps. The int16 TABLE's
-entry for -256 and below (never read unmasked) is 0; on the U55/U65 the two int8 TABLEs' widening
-MULs multiply by a constant that is 0 at hidden keys instead of a scalar. Two full-size operators
-more than the unmasked softmax, and no SELECT, so the U55 runs it too.
+One int32 ADD puts a bias of -512 on hidden scores (an int8 constant of -128, widened at run time); its
+saturating RESCALE to int8 (hidden keys at -128, visible ones unchanged) feeds step 1, so the row
+maximum is the visible keys' maximum. Step 2 reads the biased int32 scores where the int16 TABLE hides
+keys: every hidden key lies below -256 steps, where its entry (never read unmasked) is 0. On the
+U55/U65 the two int8 TABLEs' widening MULs multiply by a constant that is 0 at hidden keys instead of a
+scalar, so step 2 reads the int8 copy there. No SELECT, so the U55 runs it too.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def shifted_exponentials(
         # Zero points cancel in x - max: both sides are read raw.
         steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
     else:
-        steps_below_max = _steps_below_visible_max(ints, x, axis, hidden)
+        steps_below_max = _steps_below_visible_max(ints, x, axis, hidden, spec)
     if x.dtype == np.int16:  # never masked: support keeps masked int16 scores on the CPU
         exp = _int16_exponentials(ints, steps_below_max, x.qparams)
         total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
@@ -207,15 +207,27 @@ def _int16_exponentials(ints: Int32Emitter, steps_below_max: TosaValue, grid: QP
 _HIDDEN_BIAS = -512
 
 
-def _steps_below_visible_max(ints: Int32Emitter, x: TosaValue, axis: int, hidden: np.ndarray) -> TosaValue:
-    """``x - max(visible x)`` in raw steps: visible keys in [-255, 0], hidden ones below -256."""
+def _steps_below_visible_max(
+    ints: Int32Emitter, x: TosaValue, axis: int, hidden: np.ndarray, spec: TosaSpecification
+) -> TosaValue:
+    """``x - max(visible x)`` in raw steps: visible keys in [-255, 0]; hidden ones below -256 where the
+    exp TABLE must return 0 for them (int16 TABLE targets), in [-255, 0] too on the U55/U65, whose
+    widening MULs zero their E instead (``_visible_lookup14``)."""
     graph = ints.graph
-    bias = graph.add_const(f"{ints.prefix}_hidden_bias", np.where(hidden, _HIDDEN_BIAS, 0).astype(np.int32))
+    # Stored as int8 (-128 at hidden keys) and widened by 4 at run time: an ADD reading an int32 constant
+    # from flash costs the U55-128 8,192 cycles for a [1, 4, 16, 16] attention, the RESCALE and the ADD
+    # reading its output from SRAM 320 + 1,536.
+    hidden_steps = graph.add_const(f"{ints.prefix}_hidden", np.where(hidden, _HIDDEN_BIAS // 4, 0).astype(np.int8))
+    bias = ints.widen(hidden_steps, "hidden_bias", scale=4.0)
     biased = ints.add(ints.widen(x, "x_int32"), bias, "biased")
     visible = rescale(graph, biased, name=f"{ints.prefix}_visible", scales=[1.0], output_dtype=np.dtype(np.int8),
                       input_zp=0, output_zp=0)  # fmt: skip
     maximum = row_maximum(graph, visible, axis, name=f"{ints.prefix}_max")
-    return ints.sub(biased, ints.widen(maximum, "max_int32"), "steps_below_max")
+    # On the U55/U65 hidden keys' E is zeroed by the widening MULs, so the differences may read the int8
+    # copy; the ADD then has one reader and Vela writes its result as int8. Elsewhere the int16 TABLE
+    # hides keys by their steps below -256, which only the int32 sum keeps.
+    differences_of = ints.widen(visible, "visible_int32") if spec.has("u55") else biased
+    return ints.sub(differences_of, ints.widen(maximum, "max_int32"), "steps_below_max")
 
 
 def _visible_lookup14(ints: Int32Emitter, index: TosaValue, values: np.ndarray, visible: np.ndarray) -> TosaValue:

@@ -12,7 +12,8 @@ from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.ops.common.axis_reduction import reduce
 from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor
-from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc
+from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc, transpose
+from arm.tosa.rescale import rescale
 
 _OP_NAMES = {value: name for name, value in vars(Op).items() if not name.startswith("_")}
 
@@ -127,6 +128,24 @@ def test_constant_operands_are_permuted() -> None:
     cancel_round_trips(graph)
 
     assert _ops(graph).count("TRANSPOSE") == 2
+    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+
+
+def test_a_transpose_that_meets_no_inverse_stays_above_a_widening_rescale() -> None:
+    # Attention's head transpose before the rotary MUL: sinking takes it below the RESCALE to int32,
+    # nothing cancels it there, so it goes back to transposing the int8 source.
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 4, 3, 5), np.int8)
+    heads_first = transpose(graph, x, (0, 2, 1, 3), name="heads_first")
+    graph.mark_output(rescale(graph, heads_first, name="y", scales=[2.0**20], output_dtype=np.dtype(np.int32),
+                              input_zp=-3, output_zp=0))  # fmt: skip
+    data = np.random.default_rng(4).integers(-128, 128, size=(1, 4, 3, 5)).astype(np.int8)
+    expected = _run(graph, data)
+
+    cancel_round_trips(graph)
+
+    assert _ops(graph) == ["TRANSPOSE", "RESCALE"]
+    assert graph.tensors[graph.operators[0].inputs[0]].dtype == np.int8
     np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
 
 

@@ -9,26 +9,25 @@ The target comes from LLAMA_TARGET (one Bazel test per target, tagged by it). As
 * Ethos-U: every delegate's Vela command stream runs on the functional NPU model bit for bit like its
   TOSA graph on the TOSA reference model, on seeded random integer inputs (its inputs come from CPU
   ops, so the test feeds each delegate directly), except the ``KNOWN_DEPARTURES``, asserted to persist;
-* where one delegate computes the whole program, its output is within one output step of the quantized
-  torch model.
+* the whole program (its CPU embedding on ExecuTorch's host runtime, its delegate on the TOSA reference
+  model) is within PROGRAM_TOLERANCE_STEPS output steps of the quantized torch model.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-import tosa_reference_model
 from executorch.exir._serialize._program import deserialize_pte_binary
 from executorch.exir.scalar_type import ScalarType
 
 from arm.ethosu.npu_model.binding import NpuModel
 from arm.ethosu.npu_model.oracle import compare_delegate
 from arm.flow import FlowResult, resolve_target, run_flow
-from arm.ops.testing.compare import assert_close
 from models.zoo import llama
 
 torch.set_num_threads(1)
@@ -44,16 +43,23 @@ MIN_DELEGATED_SHARE = {"tosa-INT": 0.95, "ethos-u55-128": 0.95, "ethos-u85-256":
 # (delegate index, output index) -> what departs: Vela's command stream on the NPU model does not compute
 # what the TOSA graph does. Asserted to persist, so a fixed Vela or NPU model makes the test fail and the
 # entry goes (as the op harness's known_departures).
-# Not yet isolated to one operator: when the attention ran on the CPU (three partitions), exactly the
-# rotated queries and keys departed, both computed through rotate_half's two half-width slices of the
-# last dim, which matches the op harness's known U55 split departure (Vela 5.2.0 reads both slices from
-# x = 0); the masked attention itself is bit-exact on the U55 (scaled_dot_product_attention's causal and
-# grouped_causal cases), and the U85 runs the same graph bit-exactly. In one partition the departure
-# reaches the logits. Seed 0: 1975 of 4096 logits differ, by at most 3 steps.
-_ROTARY_SLICES = "computed through rotate_half's last-dim slices (likely the known Vela 5.2.0 U55 slice departure)"
-KNOWN_DEPARTURES = {
-    "ethos-u55-128": {(0, 0): f"logits [1, 16, 256]: {_ROTARY_SLICES}"},
-}
+# None now. Until the head transposes moved in front of the rotary embedding's RESCALEs (arm/tosa/layout.py,
+# _hoist_above_widening), the U55 stream departed (1975 of 4096 logits, by at most 3 steps on seed 0), in
+# the rotated queries and keys computed through rotate_half's last-dim slices in the heads-last layout.
+KNOWN_DEPARTURES: dict[str, dict[tuple[int, int], str]] = {}
+
+# The whole program against the quantized torch model (float32), on the first PROGRAM_SAMPLES calibration
+# inputs. Not 1 step: the quantized torch model computes softmax, RMSNorm's rsqrt and SiLU in float between
+# its quantize nodes, the integer lowering (14-bit exp and a Newton-Raphson reciprocal in the softmax,
+# tables) lands one step off now and then (the op cases bound each op), and such steps inside two
+# decoder layers are amplified by the final RMSNorm (dividing by a small per-token RMS) and the LM head.
+# Measured on TOSA INT and the U55 (the same program up to the exp lookup; seed-0 weights, inputs 0-2):
+# at most 8, 3 and 6 steps (means 0.29 and 0.54 on inputs 0 and 1), 20-46% of the 4096 logits off by
+# a step or more. A lowering
+# error (a wrong scale, zero point, axis or mask) moves most logits by tens of steps.
+PROGRAM_SAMPLES = 2
+PROGRAM_TOLERANCE_STEPS = 10
+PROGRAM_MEAN_TOLERANCE_STEPS = 0.75
 
 
 @pytest.fixture(scope="module")
@@ -104,17 +110,44 @@ def test_every_delegate_is_bit_exact_on_the_npu_model(result: FlowResult) -> Non
     assert set(departing) == set(known), f"departing from the TOSA reference model: {departing}; known: {known}"
 
 
-def test_a_whole_program_delegate_matches_the_quantized_model(result: FlowResult) -> None:
-    if result.cpu_compute_nodes or len(result.artifacts.tosa) != 1:
-        pytest.skip(f"{len(result.cpu_compute_nodes)} nodes on the CPU: no single delegate computes the program")
-    (tosa,) = result.artifacts.tosa
-    spec = llama.model()
-    inputs = [io.quantize(tensor.numpy()) for io, tensor in zip(tosa.inputs, spec.example_inputs)]
-    outputs, status = tosa_reference_model.run(tosa.flatbuffer, inputs)
-    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
-    (io,) = tosa.outputs
-    expected = result.quantized_module(*spec.example_inputs).detach().numpy()
-    assert_close(io.dequantize(np.asarray(outputs[0])), expected, atol=1.01 * io.scale, what="logits")
+def test_the_partly_delegated_program_matches_the_quantized_model(result: FlowResult, tmp_path: Path) -> None:
+    """The whole .pte, its CPU embedding and cast on ExecuTorch's host runtime and its delegate on the TOSA
+    reference model (runtime/crosscheck's PartitionedProgramOracle), against the quantized torch model."""
+    from runtime.crosscheck.partitioned_program_oracle import PartitionedProgramOracle
+
+    pte = tmp_path / "llama.pte"
+    pte.write_bytes(result.pte)
+    for index, tosa in enumerate(result.artifacts.tosa):  # beside the .pte, named as arm_pte names them
+        (tmp_path / ("llama.tosa" if index == 0 else f"llama_{index}.tosa")).write_bytes(tosa.flatbuffer)
+    program = PartitionedProgramOracle(pte)
+    assert program.cpu_run_count >= 1, "the embedding should run on the CPU, through ExecuTorch's host runtime"
+    scale, zero_point = _output_grid(result.quantized_module)
+    for sample in llama.model().calibration_inputs[:PROGRAM_SAMPLES]:
+        (logits,) = program.run([sample[0].numpy()])
+        with torch.no_grad():
+            expected = result.quantized_module(*sample)
+        difference = np.abs(_steps(torch.from_numpy(np.asarray(logits)), scale, zero_point) - _steps(expected, scale, zero_point))
+        print(f"{TARGET}: logits at most {difference.max()} steps from the quantized torch model, mean "
+              f"{difference.mean():.3f}, {np.count_nonzero(difference)} of {difference.size} differ")  # fmt: skip
+        assert difference.max() <= PROGRAM_TOLERANCE_STEPS and difference.mean() <= PROGRAM_MEAN_TOLERANCE_STEPS, (
+            f"{TARGET}: logits {difference.max()} steps (mean {difference.mean():.3f}) from the quantized torch model; "
+            f"bounds {PROGRAM_TOLERANCE_STEPS} (mean {PROGRAM_MEAN_TOLERANCE_STEPS})"
+        )
+
+
+def _output_grid(module: torch.fx.GraphModule) -> tuple[float, int]:
+    """(scale, zero point) of the dequantize that gives the model's output."""
+    (node,) = [
+        node
+        for node in module.graph.nodes
+        if node.op == "call_function" and "dequantize_per_tensor" in str(node.target)
+        and "output" in {user.op for user in node.users}
+    ]  # fmt: skip
+    return float(node.args[1]), int(node.args[2])
+
+
+def _steps(real: torch.Tensor, scale: float, zero_point: int) -> np.ndarray:
+    return (np.round(real.double().numpy() / scale) + zero_point).astype(np.int64)
 
 
 def _random_integers(generator: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
