@@ -143,7 +143,7 @@ def main(argv: list[str]) -> int:
     plugin = ReplayPlugin(options, on_result, on_start)
     pytest_args = [
         *map(str, files),
-        "-q", "--tb=no", "--no-header", "-p", "no:cacheprovider", "-o", "addopts=",
+        "-q", "--tb=no", "--no-header", "--capture=sys", "-p", "no:cacheprovider", "-o", "addopts=",
         "-W", "ignore", "--continue-on-collection-errors", "--rootdir", str(peer_ops_dir().parent),
     ]  # fmt: skip
     pytest.main(pytest_args, plugins=[plugin])

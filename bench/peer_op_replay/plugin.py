@@ -174,12 +174,19 @@ def _replace_peer_pipelines() -> None:
 def _block_peer_flow() -> None:
     from executorch.backends.arm.test.tester import arm_tester
     from executorch.backends.arm.tosa import partitioner
+    from executorch.exir.backend.backend_details import BackendDetails
 
     def blocked(*_args: Any, **_kwargs: Any) -> None:
         raise PeerFlowBlocked("the replay never runs the peer's own flow")
 
     arm_tester.ArmTester = type("ArmTester", (), {"__init__": blocked})
     partitioner.TOSAPartitioner.partition = blocked
+    # Some tests call a backend's preprocess directly; our own backends are other classes (arm.*).
+    for backend in BackendDetails.__subclasses__():
+        if backend.__module__.startswith("executorch.backends.arm"):
+            for name in ("preprocess", "_preprocess"):
+                if hasattr(backend, name):
+                    setattr(backend, name, staticmethod(blocked))
 
 
 def real_stderr() -> Any:

@@ -37,10 +37,12 @@ def compare_output(got: np.ndarray, want: np.ndarray, tolerance: Tolerance, scal
         differing = int(np.count_nonzero(got.astype(np.bool_) != want.astype(np.bool_)))
         return f"output {index}: {differing} of {want.size} booleans differ" if differing else None
     got64, want64 = got.astype(np.float64), want.astype(np.float64)
-    both_nan = np.isnan(got64) & np.isnan(want64)
-    error = np.where(both_nan, 0.0, np.abs(got64 - want64))
+    # Equal values (infinities of one sign too) and NaN against NaN agree, as in torch.allclose(equal_nan=True).
+    agree = (got64 == want64) | (np.isnan(got64) & np.isnan(want64))
+    with np.errstate(invalid="ignore"):
+        error = np.where(agree, 0.0, np.abs(got64 - want64))
     allowed = tolerance.atol + tolerance.qtol * scale + tolerance.rtol * np.abs(want64)
-    outside = ~(error <= allowed)  # a NaN on one side only is outside
+    outside = ~(error <= allowed) & ~agree  # a NaN on one side only is outside
     if not outside.any():
         return None
     worst = np.unravel_index(int(np.argmax(np.where(outside, error - allowed, -np.inf))), want.shape) if want.ndim else ()
