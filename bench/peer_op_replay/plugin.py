@@ -107,6 +107,15 @@ class ReplayPlugin:
     # --- per case ---
 
     @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Iterator[None]:
+        before = len(self.results)
+        yield
+        if len(self.results) == before:  # the test never ran: the peer's own skip marks (skipif, skip)
+            skips = [str(mark.kwargs.get("reason", mark.args[0] if mark.args else "")) for mark in item.iter_markers()
+                     if mark.name in ("skip", "skipif")]  # fmt: skip
+            self._record(item, _target_of(item), "-", "not_replayed", f"skipped by the peer's test: {'; '.join(skips)}")
+
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
         self._item, self._pipelines_run = item, 0
         self.on_start(*_key(item))
