@@ -51,6 +51,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--json", help="write every case's result here (rewritten after each case)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --json already holds (same sample options) and run the rest")  # fmt: skip
+    parser.add_argument("--markdown", help="also write the tables and failures grouped by cause here, as Markdown")
     parser.add_argument("--from", dest="from_json", help="print the tables of an earlier --json run and stop")
     args = parser.parse_args(argv)
     args.targets = tuple(t for t in args.targets.split(",") if t)
@@ -102,8 +103,10 @@ def main(argv: list[str]) -> int:
     from bench.peer_op_replay import report
 
     if args.from_json:
-        _, results = report.load_json(args.from_json)
+        meta, results = report.load_json(args.from_json)
         print(report.render(results))
+        if args.markdown:
+            Path(args.markdown).write_text(report.render_markdown(results, meta) + "\n")
         return 0
 
     import pytest
@@ -158,6 +161,8 @@ def main(argv: list[str]) -> int:
     print(f"commit {meta['commit']}, {meta['started']} - {meta['finished']}, load {meta['load_average_at_start']}")
     print(f"cases of the chosen targets in the peer's tests: {plugin.collected}; replayed sample: {len(plugin.results)}")
     print(report.render(plugin.results))
+    if args.markdown:
+        Path(args.markdown).write_text(report.render_markdown(plugin.results, meta) + "\n")
     return 0 if plugin.results else 1
 
 

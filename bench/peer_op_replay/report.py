@@ -31,7 +31,7 @@ def outcome_table(results: Sequence[CaseResult]) -> str:
 def _reason_key(reason: str) -> str:
     """A fallback reason without its node names and numbers, so that the same rule groups together."""
     reason = re.sub(r"\b[a-z_]+_\d+\b", "<node>", reason)
-    return re.sub(r"\d+", "N", reason)[:200]
+    return re.sub(r"\b\d+(\.\d+)*\b", "N", reason)[:200]  # counts and versions; float16 stays
 
 
 def top_fallback_reasons(results: Iterable[CaseResult], count: int = 15) -> list[tuple[int, str, list[str]]]:
@@ -72,3 +72,39 @@ def load_json(path: str) -> tuple[dict, list[CaseResult]]:
     with open(path) as handle:
         data = json.load(handle)
     return data["meta"], [CaseResult(**entry) for entry in data["results"]]
+
+
+def _cause_key(result: CaseResult) -> str:
+    """What a failure is about, without its numbers and node names: the group it is listed under."""
+    if result.outcome == "cpu_fallback":
+        return _reason_key(result.reasons[0]) if result.reasons else result.detail
+    text = re.sub(r"\[at .*", "", result.detail)  # the frame is kept in the case's own line
+    return re.sub(r"-?\b\d+(\.\d+)?(e-?\d+)?\b", "N", text)[:160].strip()
+
+
+def grouped_failures(results: Sequence[CaseResult], outcome: str) -> list[tuple[str, list[CaseResult]]]:
+    groups: dict[str, list[CaseResult]] = collections.defaultdict(list)
+    for result in failures(results, outcome):
+        groups[_cause_key(result)].append(result)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def render_markdown(results: Sequence[CaseResult], meta: dict) -> str:
+    """The run as bench/README.md shows it: the table, then every failing case grouped by cause."""
+    lines = [
+        f"Commit {meta.get('commit')}, {meta.get('started')} to {meta.get('finished')}; load average "
+        f"{', '.join(f'{x:.1f}' for x in meta.get('load_average_at_start', ()))} at the start; "
+        f"{meta.get('per_file')} case(s) per test file and target, seed {meta.get('seed')}; "
+        f"cases of these targets in the peer's tests: {meta.get('collected_per_target')}.",
+        "",
+        outcome_table(results),
+    ]
+    for outcome in ("internal_error", "wrong_numbers", "unexpected_delegation", "not_checked", "cpu_fallback"):
+        groups = grouped_failures(results, outcome)
+        if not groups:
+            continue
+        lines += ["", f"**{outcome}** ({sum(len(g) for _, g in groups)} cases)", ""]
+        for cause, members in groups:
+            cases = ", ".join(f"{r.op} {r.target} `{r.case}`" for r in members)
+            lines.append(f"- {len(members)} x {cause}: {cases}")
+    return "\n".join(lines)
