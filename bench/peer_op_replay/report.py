@@ -105,6 +105,7 @@ def render_markdown(results: Sequence[CaseResult], meta: dict) -> str:
             continue
         lines += ["", f"**{outcome}** ({sum(len(g) for _, g in groups)} cases)", ""]
         for cause, members in groups:
-            cases = ", ".join(f"{r.op} {r.target} `{r.case}`" for r in members)
-            lines.append(f"- {len(members)} x {cause}: {cases}")
+            cases = ", ".join(f"{r.op} {r.target} `{r.case}`" + (" (peer xfail)" if r.peer_xfail else "") for r in members)
+            frame = re.search(r"\[at (.*)\]$", members[0].detail)
+            lines.append(f"- {len(members)} x {cause}{f' (at {frame.group(1)})' if frame else ''}: {cases}")
     return "\n".join(lines)
