@@ -47,6 +47,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     size.add_argument("--all", action="store_true", help="every case")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default %(default)s)")
     parser.add_argument("--files", default="", help="comma-separated test file names (default: every test_*.py)")
+    parser.add_argument("-k", dest="keyword", help="only the sampled cases whose names match this pytest -k expression")
     parser.add_argument("--timeout", type=int, default=300, help="seconds before a case counts as an internal error")
     parser.add_argument("--json", help="write every case's result here (rewritten after each case)")
     parser.add_argument("--resume", action="store_true",
@@ -149,6 +150,8 @@ def main(argv: list[str]) -> int:
         "-q", "--tb=no", "--no-header", "--capture=sys", "-p", "no:cacheprovider", "-o", "addopts=",
         "-W", "ignore", "--continue-on-collection-errors", "--rootdir", str(peer_ops_dir().parent),
     ]  # fmt: skip
+    if args.keyword:
+        pytest_args += ["-k", args.keyword]
     pytest.main(pytest_args, plugins=[plugin])
 
     meta["running"] = None

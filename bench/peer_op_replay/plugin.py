@@ -87,6 +87,7 @@ class ReplayPlugin:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         stand_ins.install_runner(None)
 
+    @pytest.hookimpl(tryfirst=True)  # sample before -k selects, so that -k picks from the same sample
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         wanted = [item for item in items if _target_of(item) in self.options.targets]
         for item in wanted:

@@ -85,7 +85,14 @@ def _replay(request: ReplayRequest) -> Verdict:
         return Verdict("internal_error", "compile: " + describe_error(error))
 
     if request.expect_cpu is not None:
-        return _stays_on_cpu(result, request.expect_cpu)
+        verdict = _stays_on_cpu(result, request.expect_cpu)
+        if verdict.outcome == "unexpected_delegation":
+            # Delegating more than the peer is a finding only if the numbers are wrong: say which.
+            default = Tolerance(qtol=1 if result.quantized_module is not None else 0)
+            numbers = _check_numbers(result, module, tensors, spec, default)
+            verdict.detail += f"; numbers with the peer's default tolerance: {numbers.outcome} {numbers.detail}".rstrip()
+            verdict.numbers_checked = numbers.numbers_checked
+        return verdict
     if request.require_delegation:
         on_cpu = [(name, reason) for name, reason in result.rejected if name in set(result.cpu_compute_nodes)]
         if on_cpu or not result.delegate_ids:
