@@ -80,7 +80,8 @@ def _replay(request: ReplayRequest) -> Verdict:
     target = _flow_target(request)
     try:
         with backends_of("arm"):
-            result = run_flow(ModelSpec(module, tensors, [tensors]), target, progress=False)
+            calibration = [_comparison_inputs(sample, tensors, spec) for sample in request.calibration or [tensors]]
+            result = run_flow(ModelSpec(module, tensors, calibration), target, progress=False)
     except Exception as error:
         return Verdict("internal_error", "compile: " + describe_error(error))
 

@@ -71,3 +71,4 @@ class ReplayRequest:
     require_delegation: bool = True
     tolerance: Tolerance | None = None
     not_replayed: str = ""
+    calibration: Any = None  # samples a test set on the peer's Quantize stage; None: the test data

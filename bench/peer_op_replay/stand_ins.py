@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import types
 from typing import Any, Callable, ClassVar
 
 from bench.peer_op_replay.request import QuantizerCall, ReplayRequest, Tolerance
@@ -149,6 +150,9 @@ class StandInPipeline:
     # --- shared by the kinds ---
 
     def _initial_stage(self, stage_id: str) -> _Stage:
+        if stage_id == "quantize":
+            # The peer's Quantize stage object: tests set its calibration_samples.
+            return _Stage(stage_id, (types.SimpleNamespace(quantizer=self._recorder, calibration_samples=None),))
         if stage_id != COMPARE_STAGE:
             return _Stage(stage_id)
         tolerance = {key: self.params[key] for key in ("atol", "rtol", "qtol") if key in self.params}
@@ -170,6 +174,11 @@ class StandInPipeline:
             inputs=kwargs.get("inputs"),
         )
 
+    def _calibration(self) -> Any:
+        if not self.has_stage("quantize") or not self._stages[self.find_pos("quantize")].args:
+            return None
+        return getattr(self._stages[self.find_pos("quantize")].args[0], "calibration_samples", None)
+
     def _request(self, target: str, **fields: Any) -> ReplayRequest:
         version = self.params.get("tosa_version") or "1.0"
         extensions = tuple(self.params.get("tosa_extensions") or ())
@@ -183,6 +192,7 @@ class StandInPipeline:
             symmetric_io=bool(self.params.get("symmetric_io_quantization", False)),
             quantizer_calls=tuple(self._recorder.calls),
             require_delegation=any(self.has_stage(stage) for stage in DELEGATION_STAGES),
+            calibration=self._calibration(),
             not_replayed="" if version == "1.0" else f"TOSA {version}: our targets are TOSA 1.0",
             **fields,
         )
