@@ -23,7 +23,6 @@ import time
 import traceback
 from typing import Any, Iterator
 
-import numpy as np
 import torch
 from torch.utils import _pytree as pytree
 
