@@ -114,11 +114,19 @@ def _beyond(values: torch.Tensor, threshold: float, sign: float) -> torch.Tensor
     return found[found > threshold]
 
 
+def _finite(values: torch.Tensor) -> torch.Tensor:
+    """The finite values: NaN and +-inf have no place on an integer grid (the grid's ends stand for
+    infinities, and a NaN, e.g. a softmax row whose keys are all masked, would make the range NaN)."""
+    finite = torch.isfinite(values)
+    return values if bool(finite.all()) else values[finite]
+
+
 class TailClippingObserver(MinMaxObserver):
     """MinMaxObserver whose range leaves out the ``tail_fraction`` rarest values on each side.
 
     Works for affine and symmetric per-tensor schemes (the symmetric range covers the larger clipped
-    side). A side whose observed extreme is zero (a ReLU's minimum) stays at zero.
+    side). A side whose observed extreme is zero (a ReLU's minimum) stays at zero. Only finite values
+    are observed.
     """
 
     def __init__(self, *args, tail_fraction: float = TAIL_FRACTION, **kwargs) -> None:
@@ -129,10 +137,10 @@ class TailClippingObserver(MinMaxObserver):
         self._low = _Tail(sign=-1.0)
 
     def forward(self, x_orig: torch.Tensor) -> torch.Tensor:
-        if x_orig.numel() == 0:
+        values = _finite(x_orig.detach().reshape(-1).to(self.min_val.dtype))
+        if values.numel() == 0:
             return x_orig
-        super().forward(x_orig)
-        values = x_orig.detach().reshape(-1).to(self.min_val.dtype)
+        super().forward(values)
         self.count += values.numel()
         high, low = float(self.max_val), -float(self.min_val)
         if high > 0:

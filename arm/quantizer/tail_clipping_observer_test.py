@@ -112,3 +112,28 @@ def test_symmetric_int16_grid_covers_the_larger_clipped_side() -> None:
     expected_low, expected_high = _edges(values, 1e-3)
     assert int(zero_point) == 0
     assert float(scale) == pytest.approx(max(-expected_low, expected_high) / 32767, rel=1e-6)
+
+
+def test_observes_only_the_finite_values() -> None:
+    """A fully masked attention row gives NaN, an additive mask -inf: the range is the finite values'."""
+    generator = torch.Generator().manual_seed(2)
+    finite = torch.randn(4, 64, generator=generator)
+    with_holes = finite.clone()
+    with_holes[0] = float("nan")
+    with_holes[1, :8] = float("-inf")
+    with_holes[2, :8] = float("inf")
+    expected = TailClippingObserver(**_INT8)
+    expected(with_holes[torch.isfinite(with_holes)])
+    observer = TailClippingObserver(**_INT8)
+    observer(with_holes)
+    assert _range(observer) == _range(expected)
+    assert all(math.isfinite(end) for end in _range(observer))
+
+
+def test_a_tensor_with_no_finite_value_leaves_the_observer_untouched() -> None:
+    observer = TailClippingObserver(**_INT8)
+    observer(torch.full((8,), float("nan")))
+    assert observer.count == 0
+    observer(torch.tensor([-1.0, 2.0]))
+    low, high = _range(observer)
+    assert abs(low + 1.0) <= _step(-1.0, 2.0) and abs(high - 2.0) <= _step(-1.0, 2.0)
