@@ -1,0 +1,346 @@
+"""The edge program, built in place from the quantized ATen program instead of by executorch's to_edge.
+
+executorch's ``to_edge`` makes an edge program by re-tracing the whole program: ``run_decompositions``
+(functionalize, then decompose to core ATen) and ~10 passes that each re-interpret every node with fake
+tensors, to rename ``aten.X`` into ``exir_ops.edge.aten.X`` and views into their ``_copy`` forms. On a
+quantized CNN that is 4-5 of MobileNetV2's ~11 CPU seconds, for a graph that is already functional but
+for a handful of nodes (an in-place ReLU, a ``flatten``, a ``linear``, an eval ``dropout``).
+
+This module does the same rewrite node by node, in place:
+
+* an in-place operator whose input nobody reads afterwards becomes its functional form;
+* an operator to_edge would decompose (in its decomposition table, or composite) is replaced by the
+  graph torch's own decompositions trace for that one node (cached per operator and argument shapes);
+* every operator is then renamed the way to_edge names it: views to their ``_copy`` variant, ``t`` to
+  ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators.
+
+What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
+symbolic shapes, a Python scalar where the schema wants a tensor, mixed-dtype arithmetic, a no-op copy,
+an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
+graph; the flow then takes executorch's route. Nodes keep the names to_edge would give them, so the
+partitioner's reasons, the fallback plan and the delegates' TOSA graphs read the same either way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import operator
+from typing import Callable, Iterable
+
+import torch
+from executorch.exir.dialects._ops import ops as exir_ops
+from executorch.exir.dialects.edge._ops import EdgeOpOverload
+from executorch.exir.passes.dim_order_ops_registry import DimOrderOpsMap
+from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_view_copy_of_view_op
+from torch.export import ExportedProgram
+from torch.fx import Graph, GraphModule, Node
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils import _pytree as pytree
+
+_aten = torch.ops.aten
+
+
+class NotConvertible(Exception):
+    """The program holds something only executorch's to_edge rewrites correctly; the message says what."""
+
+
+# Node metadata a decomposed node inherits from the node it replaces (what torch's re-trace preserves).
+_INHERITED_META = ("stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn", "custom", "from_node")
+
+# Operators executorch's pre-op passes rewrite in ways this module does not reproduce; the graph keeps
+# executorch's route when one is present. RemoveNoopPass drops no-op slice_copy/to; RemoveToCopyPass no-op
+# _to_copy; PruneEmptyTensorsPass rewrites cat of empty tensors; RemoveMixedTypeOperators casts operands.
+_RETRACE_ONLY = frozenset({
+    _aten.to.dtype,
+    _aten.slice_copy.Tensor,
+    _aten.slice.Tensor,
+    _aten._to_copy.default,
+    _aten.scalar_tensor.default,
+    _aten._assert_scalar.default,
+    _aten._assert_async.msg,
+    _aten._assert_tensor_metadata.default,
+})  # fmt: skip
+
+# executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
+_PROMOTING = frozenset({_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor})
+
+@dataclasses.dataclass(frozen=True)
+class Conversion:
+    """What ``convert`` did: how many nodes it decomposed and how many it made functional."""
+
+    decomposed: int
+    made_functional: int
+
+
+def convert(
+    program: ExportedProgram,
+    decomposition_table: dict[torch._ops.OpOverload, Callable],
+    preserve: Iterable[torch._ops.OpOverload] = (),
+) -> Conversion:
+    """Rewrites ``program``'s graph into edge dialect in place; raises NotConvertible (graph untouched)
+    when to_edge's re-trace is needed. ``preserve``: operators kept whole (the partitioner's
+    ``ops_to_not_decompose``); ``decomposition_table``: to_edge's, without them."""
+    preserved = frozenset(preserve)
+    graph = program.graph
+    _check_convertible(program, decomposition_table, preserved)
+    made_functional = _make_functional(graph)
+    decomposed = 0
+    for node in list(graph.nodes):
+        if node.op == "call_function" and _needs_decomposition(node.target, decomposition_table, preserved):
+            _decompose(node, decomposition_table)
+            decomposed += 1
+    graph.eliminate_dead_code()
+    for node in graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            _to_edge_operator(node)
+    _rename_as_retraced(graph)
+    program.graph_module.recompile()
+    return Conversion(decomposed, made_functional)
+
+
+def _check_convertible(
+    program: ExportedProgram, table: dict, preserved: frozenset[torch._ops.OpOverload]
+) -> None:
+    signature = program.graph_signature
+    if signature.buffers_to_mutate or signature.user_inputs_to_mutate:
+        raise NotConvertible("the program writes into its inputs or buffers")
+    if any(isinstance(module, GraphModule) for name, module in program.graph_module.named_children()):
+        raise NotConvertible("the program holds control flow (a submodule graph)")
+    for node in program.graph.nodes:
+        value = node.meta.get("val")
+        for tensor in pytree.tree_leaves(value):
+            if isinstance(tensor, torch.SymInt) or (
+                isinstance(tensor, torch.Tensor) and not all(isinstance(d, int) for d in tensor.shape)
+            ):
+                raise NotConvertible(f"node {node.name} has a symbolic shape")
+            if isinstance(tensor, torch.Tensor) and tensor.numel() == 0:
+                raise NotConvertible(f"node {node.name} is an empty tensor")
+        if node.op != "call_function" or node.target is operator.getitem:
+            continue
+        target = node.target
+        if not isinstance(target, torch._ops.OpOverload):
+            raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
+        if target in _RETRACE_ONLY:
+            raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
+        if _is_inplace(target) and _functional_variant(target) is None:
+            raise NotConvertible(f"node {node.name}: in-place {target} has no functional form")
+        if _is_inplace(target) and not _write_is_unobserved(node):
+            raise NotConvertible(f"node {node.name}: in-place {target} writes a tensor that is read again")
+        if _needs_decomposition(target, table, preserved) is False and not _is_inplace(target):
+            _check_scalars(node)
+        if target in _PROMOTING and _mixed_dtypes(node):
+            raise NotConvertible(f"node {node.name}: {target} mixes operand dtypes")
+
+
+def _check_scalars(node: Node) -> None:
+    """executorch's ScalarToTensorPass turns a Python number passed as a Tensor argument into a constant."""
+    schema = node.target._schema
+    for argument, value in zip(schema.arguments, node.args):
+        if isinstance(argument.type, torch.TensorType) and isinstance(value, (int, float, bool)):
+            raise NotConvertible(f"node {node.name}: {node.target} takes the number {value} as a tensor")
+
+
+def _mixed_dtypes(node: Node) -> bool:
+    dtypes = {a.meta["val"].dtype for a in node.args[:2] if isinstance(a, Node) and isinstance(a.meta.get("val"), torch.Tensor)}
+    return len(dtypes) > 1 or any(not isinstance(a, Node) for a in node.args[:2])
+
+
+def _is_inplace(target: torch._ops.OpOverload) -> bool:
+    arguments = target._schema.arguments
+    return bool(arguments) and arguments[0].alias_info is not None and arguments[0].alias_info.is_write
+
+
+def _functional_variant(target: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
+    """``aten.relu.default`` for ``aten.relu_.default``; None for out= or other writing ops."""
+    name = target._schema.name.split("::")[-1]
+    if not name.endswith("_") or target.namespace != "aten":
+        return None
+    packet = getattr(_aten, name[:-1], None)
+    overload = target._overloadname
+    return getattr(packet, overload) if packet is not None and overload in packet.overloads() else None
+
+
+def _write_is_unobserved(node: Node) -> bool:
+    """True when the tensor an in-place op writes is an intermediate nobody reads after the write:
+    then the functional form, whose result the later readers use already, computes the same."""
+    written = node.args[0]
+    if not isinstance(written, Node) or written.op != "call_function":
+        return False  # a placeholder (input, weight) is observed by the caller
+    if written.target is operator.getitem or get_view_copy_of_view_op(written.target._schema) is not None:
+        return False  # a view writes through to its base
+    order = {n: i for i, n in enumerate(node.graph.nodes)}
+    return all(order[user] <= order[node] for user in written.users)
+
+
+def _make_functional(graph: Graph) -> int:
+    count = 0
+    for node in graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload) and _is_inplace(node.target):
+            node.target = _functional_variant(node.target)
+            count += 1
+    return count
+
+
+def _needs_decomposition(target: object, table: dict, preserved: frozenset) -> bool:
+    if not isinstance(target, torch._ops.OpOverload) or target in preserved:
+        return False
+    if target in table:
+        return True
+    return torch._C._dispatch_has_kernel_for_dispatch_key(target.name(), "CompositeImplicitAutograd")
+
+
+def _decompose(node: Node, table: dict) -> None:
+    """Replaces ``node`` by the core-ATen graph torch's decompositions trace for it."""
+    flat, spec = pytree.tree_flatten((node.args, node.kwargs))
+    positions = [i for i, value in enumerate(flat) if isinstance(value, Node)]
+    fakes = [flat[i].meta["val"] for i in positions]
+    traced = _traced_decomposition(node, flat, spec, positions, fakes, table)
+    graph = node.graph
+    env: dict[Node, object] = {}
+    placeholders = iter(flat[i] for i in positions)
+    inherited = {key: node.meta[key] for key in _INHERITED_META if key in node.meta}
+    result = None
+    with graph.inserting_before(node):
+        for inner in traced.graph.nodes:
+            if inner.op == "placeholder":
+                env[inner] = next(placeholders)
+            elif inner.op == "call_function":
+                new = graph.call_function(inner.target, *torch.fx.map_arg((inner.args, inner.kwargs), env.__getitem__))
+                new.meta = {**inherited, "val": _rebound_value(inner, env, node)}
+                env[inner] = new
+            elif inner.op == "output":
+                result = torch.fx.map_arg(inner.args[0], env.__getitem__)
+            else:
+                raise NotConvertible(f"node {node.name}: the decomposition of {node.target} holds {inner.op} {inner.target}")
+    _replace_results(node, result)
+    graph.erase_node(node)
+
+
+def _rebound_value(inner: Node, env: dict, node: Node) -> object:
+    """The traced value, re-made in the program's fake mode from the program's own operand values."""
+    args, kwargs = torch.fx.map_arg((inner.args, inner.kwargs), lambda n: env[n].meta["val"] if n in env else n)
+    mode = torch._guards.detect_fake_mode(pytree.tree_leaves((args, kwargs)) + [node.meta.get("val")])
+    with mode:
+        return inner.target(*args, **kwargs)
+
+
+def _replace_results(node: Node, result: object) -> None:
+    if isinstance(result, Node):
+        node.replace_all_uses_with(result)
+        return
+    for user in list(node.users):
+        if user.target is not operator.getitem:
+            raise NotConvertible(f"node {node.name}: {user.name} reads its tuple result whole")
+        user.replace_all_uses_with(result[user.args[1]])
+        user.graph.erase_node(user)
+
+
+def _cache_key(node: Node, flat: list, spec: object, fakes: list) -> tuple:
+    constants = tuple(None if isinstance(value, Node) else (type(value).__name__, repr(value)) for value in flat)
+    shapes = tuple((tuple(f.shape), f.dtype, tuple(f.stride())) if isinstance(f, torch.Tensor) else repr(f) for f in fakes)
+    return (node.target, constants, str(spec), shapes)
+
+
+# Decompositions traced so far, by operator, constant operands and operand shapes: a transformer's
+# layers repeat the same few, and tracing one costs a few milliseconds.
+_DECOMPOSITIONS: dict[tuple, GraphModule] = {}
+
+
+def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[int], fakes: list, table: dict) -> GraphModule:
+    key = (*_cache_key(node, flat, spec, fakes), id(table))
+    if key not in _DECOMPOSITIONS:
+        target = node.target
+
+        def call(*tensors):
+            operands = list(flat)
+            for position, tensor in zip(positions, tensors):
+                operands[position] = tensor
+            args, kwargs = pytree.tree_unflatten(operands, spec)
+            return target(*args, **kwargs)
+
+        _DECOMPOSITIONS[key] = make_fx(call, decomposition_table=table, tracing_mode="fake")(*fakes)
+    return _DECOMPOSITIONS[key]
+
+
+def _to_edge_operator(node: Node) -> None:
+    target = node.target
+    if target is _aten._unsafe_view.default:
+        target = _aten.view_copy.default
+    elif target is _aten.t.default:
+        target = _aten.t_copy.default
+    else:
+        target = get_view_copy_of_view_op(target._schema) or target
+    edge = _edge(target)
+    if edge in DimOrderOpsMap:
+        _to_dim_order(node, edge)
+    else:
+        node.target = edge
+
+
+def _edge(target: torch._ops.OpOverload) -> EdgeOpOverload:
+    name = target._schema.name.split("::")[1]
+    return getattr(getattr(getattr(exir_ops.edge, target.namespace), name), target._overloadname)
+
+
+def _to_dim_order(node: Node, edge: EdgeOpOverload) -> None:
+    """executorch's MemoryFormatOpsPass: a memory format becomes the dim order it stands for."""
+    kwargs = dict(node.kwargs)
+    memory_format = kwargs.pop("memory_format", torch.preserve_format)
+    first = node.args[0]
+    if memory_format in (None, torch.preserve_format):
+        value = first.meta["val"] if isinstance(first, Node) else None
+        dim_order = [int(d) for d in value.dim_order()] if isinstance(value, torch.Tensor) else list(range(len(first)))
+    else:
+        rank = first.meta["val"].dim() if isinstance(first, Node) else len(first)
+        from executorch.exir.dim_order_utils import get_dim_order
+
+        dim_order = get_dim_order(memory_format, rank)
+    kwargs["dim_order"] = dim_order
+    node.kwargs = kwargs
+    node.target = DimOrderOpsMap[edge]
+
+
+def _rename_as_retraced(graph: Graph) -> None:
+    """Names every operator node as a fresh trace names it (``aten_convolution_default_3``), in graph order."""
+    nodes = [node for node in graph.nodes if node.op == "call_function"]
+    for node in nodes:
+        node._rename(f"_pending_{node.name}")
+    for node in nodes:
+        node._rename(graph._target_to_str(node.target))
+
+
+def edge_program(
+    program: ExportedProgram,
+    decomposition_table: dict[torch._ops.OpOverload, Callable],
+    preserve: Iterable[torch._ops.OpOverload],
+    config: "EdgeCompileConfig",
+) -> ExportedProgram:
+    """``program`` (its graph rewritten in place by ``convert``) as the edge program executorch's
+    ``_generate_edge_program`` would return: unused parameters dropped, lifted constants, the edge
+    verifier, debug handles. Raises NotConvertible with the program untouched."""
+    from executorch.exir.passes import DebugHandleGeneratorPass
+    from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_parameters_pass
+    from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
+    from executorch.exir.passes import convert_constant_dim_order_pass
+    from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
+
+    preserve = list(preserve)
+    convert(program, decomposition_table, preserve)
+    program = remove_unused_parameters_pass(program)
+    graph_module = program.graph_module
+    edge = ExportedProgram(
+        root=graph_module,
+        graph=graph_module.graph,
+        graph_signature=_get_updated_graph_signature(program.graph_signature, graph_module),
+        state_dict=program.state_dict,
+        range_constraints=program.range_constraints,
+        module_call_graph=program.module_call_graph,
+        example_inputs=program.example_inputs,
+        constants=program.constants,
+        verifiers=[EXIREdgeDialectVerifier(edge_compile_config=config, class_only=True, preserve_ops=preserve)],
+    )
+    edge = lift_constant_tensor_pass(edge)
+    edge = convert_constant_dim_order_pass.convert_constant_dim_order_pass(edge)
+    DebugHandleGeneratorPass()(edge.graph_module)
+    return edge
