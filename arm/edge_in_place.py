@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import warnings
 from typing import Callable, Iterable
 
 import torch
@@ -63,7 +64,9 @@ _RETRACE_ONLY = frozenset({
 })  # fmt: skip
 
 # executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
-_PROMOTING = frozenset({_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor})
+_PROMOTING = frozenset({
+    _aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor, _aten.div.Tensor_mode, _aten.minimum.default
+})  # fmt: skip
 
 @dataclasses.dataclass(frozen=True)
 class Conversion:
@@ -91,8 +94,11 @@ def convert(
             _decompose(node, decomposition_table)
             decomposed += 1
     graph.eliminate_dead_code()
-    for node in graph.nodes:
+    constants = 0
+    for node in list(graph.nodes):
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            _check_promotion(node)
+            constants = _scalars_to_tensors(program.graph_module, node, constants)
             _to_edge_operator(node)
     _rename_as_retraced(graph)
     program.graph_module.recompile()
@@ -127,23 +133,42 @@ def _check_convertible(
             raise NotConvertible(f"node {node.name}: in-place {target} has no functional form")
         if _is_inplace(target) and not _write_is_unobserved(node):
             raise NotConvertible(f"node {node.name}: in-place {target} writes a tensor that is read again")
-        if _needs_decomposition(target, table, preserved) is False and not _is_inplace(target):
-            _check_scalars(node)
-        if target in _PROMOTING and _mixed_dtypes(node):
-            raise NotConvertible(f"node {node.name}: {target} mixes operand dtypes")
 
 
-def _check_scalars(node: Node) -> None:
-    """executorch's ScalarToTensorPass turns a Python number passed as a Tensor argument into a constant."""
+def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> int:
+    """executorch's ScalarToTensorPass: a Python number passed where the schema wants a Tensor becomes a
+    0-dim constant (``torch.tensor(value)``, read through a ``_tensor_constant<i>`` attribute that
+    ``lift_constant_tensor_pass`` later lifts). Returns the number of constants made so far."""
     schema = node.target._schema
-    for argument, value in zip(schema.arguments, node.args):
-        if isinstance(argument.type, torch.TensorType) and isinstance(value, (int, float, bool)):
-            raise NotConvertible(f"node {node.name}: {node.target} takes the number {value} as a tensor")
+    args = list(node.args)
+    for index, (argument, value) in enumerate(zip(schema.arguments, args)):
+        if not (isinstance(argument.type, torch.TensorType) and isinstance(value, (int, float, bool))):
+            continue
+        name = f"_tensor_constant{count}"
+        count += 1
+        setattr(graph_module, name, torch.tensor(value))
+        with node.graph.inserting_before(node), warnings.catch_warnings():
+            # A plain tensor attribute, as torch.fx's tracer makes it for a constant; fx warns about any
+            # attribute that is not a parameter or buffer.
+            warnings.simplefilter("ignore", UserWarning)
+            args[index] = node.graph.get_attr(name)
+        mode = torch._guards.detect_fake_mode([node.meta.get("val")])
+        args[index].meta["val"] = mode.from_tensor(getattr(graph_module, name), static_shapes=True)
+    node.args = tuple(args)
+    return count
 
 
-def _mixed_dtypes(node: Node) -> bool:
-    dtypes = {a.meta["val"].dtype for a in node.args[:2] if isinstance(a, Node) and isinstance(a.meta.get("val"), torch.Tensor)}
-    return len(dtypes) > 1 or any(not isinstance(a, Node) for a in node.args[:2])
+def _check_promotion(node: Node) -> None:
+    """executorch's RemoveMixedTypeOperators casts an operand whose dtype is not the computation's; this
+    module does not, so such a node keeps executorch's route."""
+    if node.target not in _PROMOTING:
+        return
+    operands = [
+        a.meta["val"] if isinstance(a, Node) else torch.tensor(a) for a in node.args[:2] if isinstance(a, (Node, int, float, bool))
+    ]
+    result = node.meta.get("val")
+    if any(not isinstance(o, torch.Tensor) or o.dtype != result.dtype for o in operands):
+        raise NotConvertible(f"node {node.name}: {node.target} mixes operand dtypes")
 
 
 def _is_inplace(target: torch._ops.OpOverload) -> bool:
