@@ -37,31 +37,38 @@ from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_vi
 from torch.export import ExportedProgram
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.traceback import NodeSource, NodeSourceAction
 from torch.utils import _pytree as pytree
 
 _aten = torch.ops.aten
 
 
 class NotConvertible(Exception):
-    """The program holds something only executorch's to_edge rewrites correctly; the message says what."""
+    """The program holds something only executorch's to_edge rewrites correctly; the message says what.
+
+    ``graph_changed``: the rewrite had begun (a check that needs the decomposed graph failed), so the
+    program must be exported again before to_edge takes it."""
+
+    def __init__(self, reason: str, graph_changed: bool = False):
+        super().__init__(reason)
+        self.graph_changed = graph_changed
 
 
 # Node metadata a decomposed node inherits from the node it replaces (what torch's re-trace preserves).
 _INHERITED_META = ("stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn", "custom", "from_node")
 
-# Operators executorch's pre-op passes rewrite in ways this module does not reproduce; the graph keeps
-# executorch's route when one is present. RemoveNoopPass drops no-op slice_copy/to; RemoveToCopyPass no-op
-# _to_copy; PruneEmptyTensorsPass rewrites cat of empty tensors; RemoveMixedTypeOperators casts operands.
+# Operators only executorch's route handles; the graph keeps that route when one is present.
 _RETRACE_ONLY = frozenset({
     _aten.to.dtype,
-    _aten.slice_copy.Tensor,
-    _aten.slice.Tensor,
-    _aten._to_copy.default,
     _aten.scalar_tensor.default,
     _aten._assert_scalar.default,
     _aten._assert_async.msg,
     _aten._assert_tensor_metadata.default,
 })  # fmt: skip
+
+# executorch's RemoveNoopPass and RemoveToCopyPass drop these when they change nothing (and then a dq -> q
+# pair around them); a no-op one keeps executorch's route.
+_DROPPED_WHEN_NOOP = frozenset({_aten.slice.Tensor, _aten.slice_copy.Tensor, _aten._to_copy.default})
 
 # executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
 _PROMOTING = frozenset({
@@ -81,12 +88,21 @@ def convert(
     decomposition_table: dict[torch._ops.OpOverload, Callable],
     preserve: Iterable[torch._ops.OpOverload] = (),
 ) -> Conversion:
-    """Rewrites ``program``'s graph into edge dialect in place; raises NotConvertible (graph untouched)
-    when to_edge's re-trace is needed. ``preserve``: operators kept whole (the partitioner's
+    """Rewrites ``program``'s graph into edge dialect in place; raises NotConvertible when to_edge's
+    re-trace is needed (before touching the graph, but for checks that need the decomposed nodes). ``preserve``: operators kept whole (the partitioner's
     ``ops_to_not_decompose``); ``decomposition_table``: to_edge's, without them."""
     preserved = frozenset(preserve)
     graph = program.graph
     _check_convertible(program, decomposition_table, preserved)
+    try:
+        return _rewrite(program, decomposition_table, preserved)
+    except NotConvertible as error:
+        raise NotConvertible(str(error), graph_changed=True) from error
+
+
+def _rewrite(program: ExportedProgram, decomposition_table: dict, preserved: frozenset) -> Conversion:
+    graph = program.graph
+    _record_provenance(graph)
     made_functional = _make_functional(graph)
     decomposed = 0
     for node in list(graph.nodes):
@@ -101,8 +117,19 @@ def convert(
             constants = _scalars_to_tensors(program.graph_module, node, constants)
             _to_edge_operator(node)
     _rename_as_retraced(graph)
+    output = graph.output_node()
+    # A re-trace records the returned values on the output node too.
+    output.meta.setdefault("val", torch.fx.map_arg(output.args[0], lambda n: n.meta.get("val")))
     program.graph_module.recompile()
     return Conversion(decomposed, made_functional)
+
+
+def _record_provenance(graph: Graph) -> None:
+    """Gives every operator node the provenance a re-trace would (executorch's debug handles group nodes
+    by their oldest ancestor): a program exported from an nn.Module has none yet."""
+    for node in graph.nodes:
+        if node.op not in ("placeholder", "output") and "from_node" not in node.meta:
+            node.meta["from_node"] = [NodeSource(node, "edge_in_place", NodeSourceAction.CREATE)]
 
 
 def _check_convertible(
@@ -129,10 +156,10 @@ def _check_convertible(
             raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
         if target in _RETRACE_ONLY:
             raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
-        if _is_inplace(target) and _functional_variant(target) is None:
-            raise NotConvertible(f"node {node.name}: in-place {target} has no functional form")
-        if _is_inplace(target) and not _write_is_unobserved(node):
-            raise NotConvertible(f"node {node.name}: in-place {target} writes a tensor that is read again")
+        if target in _DROPPED_WHEN_NOOP and _is_noop(node):
+            raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
+        if _is_inplace(target):
+            _check_inplace(node)
 
 
 def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> int:
@@ -186,16 +213,31 @@ def _functional_variant(target: torch._ops.OpOverload) -> torch._ops.OpOverload 
     return getattr(packet, overload) if packet is not None and overload in packet.overloads() else None
 
 
-def _write_is_unobserved(node: Node) -> bool:
-    """True when the tensor an in-place op writes is an intermediate nobody reads after the write:
-    then the functional form, whose result the later readers use already, computes the same."""
+def _is_noop(node: Node) -> bool:
+    before, after = node.args[0].meta.get("val"), node.meta.get("val")
+    return (
+        isinstance(before, torch.Tensor)
+        and isinstance(after, torch.Tensor)
+        and before.dtype == after.dtype
+        and before.shape == after.shape
+        and before.stride() == after.stride()
+    )
+
+
+def _check_inplace(node: Node) -> None:
+    """An in-place op may become its functional form when what it writes is an intermediate nobody reads
+    after the write: the later readers use its result already, which the functional form computes."""
+    where = f"node {node.name}: in-place {node.target}"
+    if _functional_variant(node.target) is None:
+        raise NotConvertible(f"{where} has no functional form")
     written = node.args[0]
     if not isinstance(written, Node) or written.op != "call_function":
-        return False  # a placeholder (input, weight) is observed by the caller
+        raise NotConvertible(f"{where} writes into the program's input, weight or buffer {written}")
     if written.target is operator.getitem or get_view_copy_of_view_op(written.target._schema) is not None:
-        return False  # a view writes through to its base
+        raise NotConvertible(f"{where} writes through the view {written.name} into its base")
     order = {n: i for i, n in enumerate(node.graph.nodes)}
-    return all(order[user] <= order[node] for user in written.users)
+    if any(order[user] > order[node] for user in written.users):
+        raise NotConvertible(f"{where} writes {written.name}, which is read again after the write")
 
 
 def _make_functional(graph: Graph) -> int:
@@ -235,11 +277,28 @@ def _decompose(node: Node, table: dict) -> None:
                 new.meta = {**inherited, "val": _rebound_value(inner, env, node)}
                 env[inner] = new
             elif inner.op == "output":
-                result = torch.fx.map_arg(inner.args[0], env.__getitem__)
+                result = torch.fx.map_arg(inner.args[0], lambda n: _copied_if_operand(n, env, inherited))
             else:
                 raise NotConvertible(f"node {node.name}: the decomposition of {node.target} holds {inner.op} {inner.target}")
     _replace_results(node, result)
     graph.erase_node(node)
+
+
+def _copied_if_operand(result: Node, env: dict, inherited: dict) -> Node:
+    """An operator that returns its operand as it is (eval dropout, a no-op contiguous) returns a copy of
+    it after functionalization: a node of the program never aliases another. (Inserted where the
+    decomposition goes: the caller is inserting before the replaced node.)"""
+    if result.op != "placeholder":
+        return env[result]
+    operand = env[result]
+    copy = operand.graph.call_function(_aten.clone.default, (operand,))
+    copy.meta = {**inherited, "val": _fake_clone(operand.meta["val"])}
+    return copy
+
+
+def _fake_clone(value: torch.Tensor) -> torch.Tensor:
+    with torch._guards.detect_fake_mode([value]):
+        return torch.ops.aten.clone.default(value)
 
 
 def _rebound_value(inner: Node, env: dict, node: Node) -> object:
@@ -327,12 +386,15 @@ def _to_dim_order(node: Node, edge: EdgeOpOverload) -> None:
 
 
 def _rename_as_retraced(graph: Graph) -> None:
-    """Names every operator node as a fresh trace names it (``aten_convolution_default_3``), in graph order."""
-    nodes = [node for node in graph.nodes if node.op == "call_function"]
-    for node in nodes:
-        node._rename(f"_pending_{node.name}")
-    for node in nodes:
-        node._rename(graph._target_to_str(node.target))
+    """Names every operator node as a fresh trace names it (``aten_convolution_default_3``, ``getitem_1``),
+    in graph order; other nodes keep their names. A fresh namespace: the old names are free again."""
+    namespace = torch.fx.graph._Namespace()
+    for node in graph.nodes:
+        candidate = graph._target_to_str(node.target) if node.op == "call_function" else node.name
+        name = namespace.create_name(candidate, node)
+        if name != node.name:
+            node.name = name
+    graph._graph_namespace = namespace
 
 
 def edge_program(
