@@ -33,6 +33,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.dialects.edge._ops import EdgeOpOverload
 from executorch.exir.passes.dim_order_ops_registry import DimOrderOpsMap
+from executorch.exir.passes.remove_noop_pass import eliminate_dq_q
 from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_view_copy_of_view_op
 from torch.export import ExportedProgram
 from torch.fx import Graph, GraphModule, Node
@@ -70,6 +71,11 @@ _RETRACE_ONLY = frozenset({
 # pair around them); a no-op one keeps executorch's route.
 _DROPPED_WHEN_NOOP = frozenset({_aten.slice.Tensor, _aten.slice_copy.Tensor, _aten._to_copy.default})
 
+_DEQUANTIZE = frozenset({
+    torch.ops.quantized_decomposed.dequantize_per_tensor.default,
+    torch.ops.quantized_decomposed.dequantize_per_channel.default,
+})  # fmt: skip
+
 # executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
 _PROMOTING = frozenset({
     _aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor, _aten.div.Tensor_mode, _aten.minimum.default
@@ -89,8 +95,9 @@ def convert(
     preserve: Iterable[torch._ops.OpOverload] = (),
 ) -> Conversion:
     """Rewrites ``program``'s graph into edge dialect in place; raises NotConvertible when to_edge's
-    re-trace is needed (before touching the graph, but for checks that need the decomposed nodes). ``preserve``: operators kept whole (the partitioner's
-    ``ops_to_not_decompose``); ``decomposition_table``: to_edge's, without them."""
+    re-trace is needed (before touching the graph, but for checks that need the decomposed nodes).
+    ``preserve``: operators kept whole (the partitioner's ``ops_to_not_decompose``);
+    ``decomposition_table``: to_edge's, without them."""
     preserved = frozenset(preserve)
     graph = program.graph
     _check_convertible(program, decomposition_table, preserved)
@@ -110,8 +117,14 @@ def _rewrite(program: ExportedProgram, decomposition_table: dict, preserved: fro
             _decompose(node, decomposition_table)
             decomposed += 1
     graph.eliminate_dead_code()
+    # executorch's FoldRedundantDequantizeQuantizePass: a dequantize feeding a quantize of the same
+    # grid (left when a decomposition erased the op between them) folds away. Same helper, no re-trace.
+    eliminate_dq_q(program.graph_module, [n for n in graph.nodes if n.op == "call_function" and n.target in _DEQUANTIZE])
+    graph.eliminate_dead_code()
     constants = 0
     for node in list(graph.nodes):
+        if node.op == "call_function" and node.target is not operator.getitem:
+            _check_decomposed(node)
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             _check_promotion(node)
             constants = _scalars_to_tensors(program.graph_module, node, constants)
@@ -122,6 +135,17 @@ def _rewrite(program: ExportedProgram, decomposition_table: dict, preserved: fro
     output.meta.setdefault("val", torch.fx.map_arg(output.args[0], lambda n: n.meta.get("val")))
     program.graph_module.recompile()
     return Conversion(decomposed, made_functional)
+
+
+def _check_decomposed(node: Node) -> None:
+    """The checks of ``_check_convertible`` that decompositions may invalidate, on every node after them."""
+    target = node.target
+    if not isinstance(target, torch._ops.OpOverload):
+        raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
+    if target in _RETRACE_ONLY or _is_inplace(target):
+        raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
+    if target in _DROPPED_WHEN_NOOP and _is_noop(node):
+        raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
 
 
 def _record_provenance(graph: Graph) -> None:
