@@ -1,6 +1,7 @@
 """The Arm flow from a PyTorch model to an ExecuTorch .pte, shared by the CLI, Bazel, tests and benchmarks.
 
     export -> quantize (pt2e: prepare, calibrate, convert) -> re-export
+           -> edge program (executorch's to_edge, or arm.edge_in_place without its re-trace)
            -> partition and lower (TOSA, Vela) -> serialize to .pte
 
 A target name picks the compile spec, partitioner and quantizer from one registry, so adding a target
@@ -391,8 +392,8 @@ def _lower_with_fallback(
                 route = "to_edge"
                 if edge_route == "in_place":
                     try:
-                        edge = _lower_in_place(program, partitioner)
-                        return edge, partitioner, artifacts, plan, "in_place"
+                        edge = _edge_in_place(program, partitioner)
+                        return _lower_in_place(edge, partitioner), partitioner, artifacts, plan, "in_place"
                     except edge_in_place.NotConvertible as why:
                         route = f"to_edge ({why})"
                         stages.note(f"edge program by to_edge: {why}")
@@ -413,13 +414,12 @@ def _lower_with_fallback(
     raise FlowError(f"lowering for {target.name} still failed after {_MAX_LOWERING_ATTEMPTS} attempts: {plan}")
 
 
-def _lower_in_place(program: torch.export.ExportedProgram, partitioner: Partitioner) -> EdgeProgramManager:
-    """What ``to_edge_transform_and_lower`` does, with the edge program built by arm.edge_in_place.
-
-    Raises NotConvertible (before lowering anything) where only executorch's re-trace makes the edge
-    program, including when the partitioner keeps an operator whole only on the nodes it will delegate
-    (executorch's per-node EDGE_DO_NOT_DECOMP path, which this route does not reproduce).
-    """
+def _edge_in_place(program: torch.export.ExportedProgram, partitioner: Partitioner) -> EdgeProgramManager:
+    """The edge program (after our edge passes) that ``to_edge_transform_and_lower`` would build, made by
+    arm.edge_in_place. Raises NotConvertible where only executorch's re-trace makes it, including when the
+    partitioner keeps an operator whole only on the nodes it will delegate (executorch's per-node
+    EDGE_DO_NOT_DECOMP path, which this route does not reproduce), and when the conversion itself fails:
+    a model's content never ends the compile, executorch's route takes it then."""
     kept, keep_only_where = partitioner.ops_to_not_decompose(program)
     if keep_only_where is not None:
         raise edge_in_place.NotConvertible("operators are kept whole only where the partitioner delegates them")
@@ -427,15 +427,27 @@ def _lower_in_place(program: torch.export.ExportedProgram, partitioner: Partitio
     preserved = [op for op in kept if table.pop(op, None) is not None]
     config = dataclasses.replace(_EDGE_CONFIG)
     config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
-    edge = EdgeProgramManager(
-        {"forward": edge_in_place.edge_program(program, table, preserved, config)}, None, config, preserved
-    )
-    edge = edge.transform(list(EDGE_TRANSFORM_PASSES))
-    lift_constant_tensor_pass(edge.exported_program())
+    try:
+        converted = edge_in_place.edge_program(program, table, preserved, config)
+        edge = EdgeProgramManager({"forward": converted}, None, config, preserved)
+        edge = edge.transform(list(EDGE_TRANSFORM_PASSES))
+        lift_constant_tensor_pass(edge.exported_program())
+    except edge_in_place.NotConvertible:
+        raise
+    except Exception as error:
+        raise edge_in_place.NotConvertible(
+            f"arm.edge_in_place failed ({type(error).__name__}: {error})", graph_changed=True
+        ) from error
+    return edge
+
+
+def _lower_in_place(edge: EdgeProgramManager, partitioner: Partitioner) -> EdgeProgramManager:
+    """What ``to_edge_transform_and_lower`` does after building the edge program: partition and lower,
+    then the same check that no operator kept whole for the delegate is left on the CPU."""
     edge = edge.to_backend({"forward": partitioner})
     kept_after, keep_only_where = partitioner.ops_to_not_decompose(edge.exported_program())
-    # As to_edge_transform_and_lower: a kept operator left on the CPU has no kernel there; the error is
-    # the one arm.fallback recognizes, and the flow lowers again with that operator decomposed.
+    # A kept operator left on the CPU has no kernel there; the error is the one arm.fallback recognizes,
+    # and the flow lowers again with that operator decomposed.
     _sanity_check_graph_for_non_decomp_ops(
         "forward",
         edge.exported_program(),
