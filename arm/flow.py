@@ -177,6 +177,8 @@ class FlowResult:
     quantization) and ``edge_graph`` (the partitioned edge graph, delegate calls in place, its lowered
     modules as submodules) are what arm.report reads to place and compare every node; ``edge_graph`` is
     copied before serialization, which rewrites the graph in place into out-variants and allocations.
+    ``edge_route`` says how the edge program was made: ``"in_place"`` (arm.edge_in_place), or
+    ``"to_edge"``, with the reason in brackets when the in-place route was asked for and not taken.
     """
 
     target: Target
