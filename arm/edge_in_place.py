@@ -67,6 +67,32 @@ _RETRACE_ONLY = frozenset({
     _aten._assert_tensor_metadata.default,
 })  # fmt: skip
 
+# Operators whose one-node decomposition here (make_fx with to_edge's table) was checked to give exactly
+# what torch.export's run_decompositions gives (bench.edge_routes: byte-identical .pte on the bench
+# models; arm/edge_in_place_test.py). Not every operator does: export decomposes batch_norm into
+# _native_batch_norm_legit_no_training, make_fx into native_batch_norm. Any other operator to decompose
+# keeps executorch's route until it is checked and added here.
+_CHECKED_DECOMPOSITIONS = frozenset({
+    _aten.adaptive_avg_pool2d.default,
+    _aten.chunk.default,
+    _aten.conv1d.default,  # the flow spells batched ones out first (arm.passes.convolution_spelled_out)
+    _aten.conv2d.default,
+    _aten.conv3d.default,
+    _aten.dropout.default,
+    _aten.flatten.using_ints,
+    _aten.hardsigmoid.default,
+    _aten.hardswish.default,
+    _aten.layer_norm.default,
+    _aten.linear.default,
+    _aten.matmul.default,
+    _aten.max_pool2d.default,
+    _aten.reshape.default,
+    _aten.silu.default,
+    _aten.softmax.int,
+    _aten.split.Tensor,
+    _aten.transpose.int,
+})  # fmt: skip
+
 # executorch's RemoveNoopPass and RemoveToCopyPass drop these when they change nothing (and then a dq -> q
 # pair around them); a no-op one keeps executorch's route.
 _DROPPED_WHEN_NOOP = frozenset({_aten.slice.Tensor, _aten.slice_copy.Tensor, _aten._to_copy.default})
@@ -184,6 +210,11 @@ def _check_convertible(
             raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
         if _is_inplace(target):
             _check_inplace(node)
+        functional = _functional_variant(target) if _is_inplace(target) else target
+        if _needs_decomposition(functional, table, preserved) and functional not in _CHECKED_DECOMPOSITIONS:
+            raise NotConvertible(
+                f"node {node.name}: the decomposition of {functional} is not checked against torch.export's"
+            )
 
 
 def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> int:

@@ -122,8 +122,10 @@ class _MixedDtypes(torch.nn.Module):
         (_WritesBuffer(), (torch.randn(3),), "writes into the program's input, weight or buffer"),
         (_WritesThroughView(), (torch.randn(3),), "writes through the view"),
         (_MixedDtypes(), (torch.randn(3), torch.arange(3)), "mixes operand dtypes"),
+        # export decomposes batch_norm into _native_batch_norm_legit_no_training, make_fx does not.
+        (torch.nn.BatchNorm1d(3), (torch.randn(2, 3),), "decomposition of aten.batch_norm.default is not checked"),
     ],
-    ids=["buffer_write", "view_write", "mixed_dtypes"],
+    ids=["buffer_write", "view_write", "mixed_dtypes", "batch_norm"],
 )
 def test_what_only_to_edge_rewrites_is_refused(module, inputs, reason):
     program = torch.export.export(module.eval(), inputs)
