@@ -24,16 +24,20 @@ partitioner's reasons, the fallback plan and the delegates' TOSA graphs read the
 from __future__ import annotations
 
 import dataclasses
-import functools
 import operator
 import warnings
 from typing import Callable, Iterable
 
 import torch
+from executorch.exir import EdgeCompileConfig
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.dialects.edge._ops import EdgeOpOverload
 from executorch.exir.passes.dim_order_ops_registry import DimOrderOpsMap
+from executorch.exir.passes import DebugHandleGeneratorPass, convert_constant_dim_order_pass
 from executorch.exir.passes.remove_noop_pass import eliminate_dq_q
+from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_parameters_pass
+from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
+from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
 from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_view_copy_of_view_op
 from torch.export import ExportedProgram
 from torch.fx import Graph, GraphModule, Node
@@ -456,17 +460,11 @@ def edge_program(
     program: ExportedProgram,
     decomposition_table: dict[torch._ops.OpOverload, Callable],
     preserve: Iterable[torch._ops.OpOverload],
-    config: "EdgeCompileConfig",
+    config: EdgeCompileConfig,
 ) -> ExportedProgram:
     """``program`` (its graph rewritten in place by ``convert``) as the edge program executorch's
     ``_generate_edge_program`` would return: unused parameters dropped, lifted constants, the edge
-    verifier, debug handles. Raises NotConvertible with the program untouched."""
-    from executorch.exir.passes import DebugHandleGeneratorPass
-    from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_parameters_pass
-    from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
-    from executorch.exir.passes import convert_constant_dim_order_pass
-    from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
-
+    verifier, debug handles. Raises NotConvertible as ``convert`` does."""
     preserve = list(preserve)
     convert(program, decomposition_table, preserve)
     program = remove_unused_parameters_pass(program)
