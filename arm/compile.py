@@ -32,7 +32,7 @@ if __name__ == "__main__":
 from arm.compile_spec import ETHOS_U_TARGETS  # noqa: E402
 from arm.compile_worker import WORKER_FLAG, run_worker  # noqa: E402
 from arm.ethosu.vela import VelaCompileError  # noqa: E402
-from arm.flow import TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
+from arm.flow import EDGE_ROUTES, TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
 from arm.model_spec import ModelSpec, ModelSpecError, load_model_spec  # noqa: E402
 
 EXIT_BAD_INPUT = 2
@@ -109,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="calibrate on the first N of the model's calibration inputs (default: all)",
     )
+    parser.add_argument(
+        "--edge-route",
+        choices=EDGE_ROUTES,
+        default="to_edge",
+        help="how the quantized program becomes an edge program: executorch's to_edge (default), or "
+        "in_place (arm.edge_in_place: the same program without to_edge's re-trace, which it falls back to "
+        "where it cannot build it so)",
+    )
     vela = parser.add_argument_group("Ethos-U (Vela) options")
     vela.add_argument("--system-config", help="system configuration from Vela's ini file (default: per NPU family)")
     vela.add_argument("--memory-mode", help="memory mode from Vela's ini file (default: per NPU family)")
@@ -153,6 +161,7 @@ def _compile(args: argparse.Namespace) -> dict[Path, bytes]:
         quantize=not args.no_quantize,
         calibration_samples=args.calibration_samples,
         int8_io=args.int8_io,
+        edge_route=args.edge_route,
     )
 
     outputs = {args.output: result.pte} if args.output is not None else {}

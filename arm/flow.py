@@ -1,6 +1,7 @@
 """The Arm flow from a PyTorch model to an ExecuTorch .pte, shared by the CLI, Bazel, tests and benchmarks.
 
     export -> quantize (pt2e: prepare, calibrate, convert) -> re-export
+           -> edge program (executorch's to_edge, or arm.edge_in_place without its re-trace)
            -> partition and lower (TOSA, Vela) -> serialize to .pte
 
 A target name picks the compile spec, partitioner and quantizer from one registry, so adding a target
@@ -18,12 +19,15 @@ from typing import Callable, Iterator
 import executorch.kernels.quantized  # noqa: F401 (out variants of the q/dq ops a quantized .pte runs on the CPU)
 import torch
 from executorch.exir import EdgeCompileConfig, EdgeProgramManager, to_edge_transform_and_lower
+from executorch.exir.program._program import _sanity_check_graph_for_non_decomp_ops, lift_constant_tensor_pass
+from executorch.exir.tracer import _default_decomposition_table
 from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.backend.partitioner import Partitioner
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.artifacts import Artifacts, collect_artifacts
+from arm import edge_in_place
 from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec, TosaCompileSpec, VgfCompileSpec
 from arm.fallback import FallbackPlan, lowering_error_in
 from arm.int8_io import IoQuantization, apply_int8_io
@@ -37,6 +41,11 @@ from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
 
 STAGES = ("export", "quantize", "re-export", "lower", "serialize")
+
+# How the quantized ATen program becomes the edge program the partitioner sees: executorch's to_edge
+# (re-traces the whole program) or arm.edge_in_place (rewrites it node by node, falling back to to_edge
+# for what it cannot rewrite exactly as to_edge would).
+EDGE_ROUTES = ("to_edge", "in_place")
 
 # executorch's edge verifier re-checks every operator's dtypes against its kernel table (a fifth of
 # MobileNetV2's lowering time); the graph comes from executorch's own decompositions and the delegated
@@ -168,6 +177,8 @@ class FlowResult:
     quantization) and ``edge_graph`` (the partitioned edge graph, delegate calls in place, its lowered
     modules as submodules) are what arm.report reads to place and compare every node; ``edge_graph`` is
     copied before serialization, which rewrites the graph in place into out-variants and allocations.
+    ``edge_route`` says how the edge program was made: ``"in_place"`` (arm.edge_in_place), or
+    ``"to_edge"``, with the reason in brackets when the in-place route was asked for and not taken.
     """
 
     target: Target
@@ -182,6 +193,7 @@ class FlowResult:
     io: tuple[IoQuantization, ...] = ()
     float_program: torch.export.ExportedProgram | None = None
     edge_graph: torch.fx.GraphModule | None = None
+    edge_route: str = "to_edge"
 
     @property
     def cpu_compute_nodes(self) -> list[str]:
@@ -207,6 +219,7 @@ def run_flow(
     progress: bool = True,
     num_threads: int | None = 1,
     int8_io: bool = False,
+    edge_route: str = "to_edge",
 ) -> FlowResult:
     """Compiles ``model`` for ``target`` into .pte bytes.
 
@@ -218,7 +231,11 @@ def run_flow(
         num_threads: torch's intra-op thread count; ``None`` leaves it alone.
         int8_io: the program takes and returns int8 where the quantizer put its inputs and outputs on a
             grid, with each grid recorded in the .pte (see arm.int8_io); needs a quantized target.
+        edge_route: ``"to_edge"`` (executorch's re-trace) or ``"in_place"`` (arm.edge_in_place, the
+            same edge program without the re-trace where it can be built so; executorch's otherwise).
     """
+    if edge_route not in EDGE_ROUTES:
+        raise FlowError(f"unknown edge_route {edge_route!r}; choose one of {', '.join(EDGE_ROUTES)}")
     if int8_io and not (quantize and target.is_quantized):
         raise FlowError(f"int8 inputs and outputs need a quantized program; {target.name} with quantize={quantize} is float")
     if calibration_samples is not None and calibration_samples < 1:
@@ -226,11 +243,17 @@ def run_flow(
     if num_threads is not None:
         torch.set_num_threads(num_threads)
     with sharing_node_provenance():
-        return _run_stages(model, target, quantize, calibration_samples, progress, int8_io)
+        return _run_stages(model, target, quantize, calibration_samples, progress, int8_io, edge_route)
 
 
 def _run_stages(
-    model: ModelSpec, target: Target, quantize: bool, calibration_samples: int | None, progress: bool, int8_io: bool
+    model: ModelSpec,
+    target: Target,
+    quantize: bool,
+    calibration_samples: int | None,
+    progress: bool,
+    int8_io: bool,
+    edge_route: str,
 ) -> FlowResult:
     stages = _StageReporter(target.name, progress)
     module = model.module.eval()
@@ -268,7 +291,7 @@ def _run_stages(
     traced_module = quantized_module if quantized_module is not None else module
     programs = _ProgramSource(exported, lambda: torch.export.export(traced_module, model.example_inputs))
     with stages.run("lower"):
-        edge, partitioner, artifacts, plan = _lower_with_fallback(programs, target, stages)
+        edge, partitioner, artifacts, plan, route = _lower_with_fallback(programs, target, stages, edge_route)
     io = apply_int8_io(edge) if int8_io else ()
     # Read before serialization rewrites the graph into out-variants with allocations.
     edge_graph = _snapshot(edge.exported_program())
@@ -303,6 +326,7 @@ def _run_stages(
         io=io,
         float_program=float_program,
         edge_graph=edge_graph,
+        edge_route=route,
     )
 
 
@@ -355,29 +379,86 @@ class _ProgramSource:
 
 
 def _lower_with_fallback(
-    programs: _ProgramSource, target: Target, stages: _StageReporter
-) -> tuple[EdgeProgramManager, Partitioner, Artifacts, FallbackPlan]:
+    programs: _ProgramSource, target: Target, stages: _StageReporter, edge_route: str
+) -> tuple[EdgeProgramManager, Partitioner, Artifacts, FallbackPlan, str]:
     """Partitions and lowers; when a delegate cannot lower what was proposed, lowers again with it on the
-    CPU (see arm.fallback), so what a model contains never ends the compile."""
+    CPU (see arm.fallback), so what a model contains never ends the compile. Also returns the route the
+    edge program took: ``"in_place"``, or ``"to_edge"`` with the reason the in-place one was not taken."""
     plan = FallbackPlan()
     for _ in range(_MAX_LOWERING_ATTEMPTS):
         partitioner = target.partitioner()
         partitioner.fallback = dataclasses.replace(plan, cpu_nodes=dict(plan.cpu_nodes), decomposed=dict(plan.decomposed))
         with collect_artifacts() as artifacts:
             try:
+                program = programs.next()
+                route = "to_edge"
+                if edge_route == "in_place":
+                    try:
+                        edge = _edge_in_place(program, partitioner)
+                        return _lower_in_place(edge, partitioner), partitioner, artifacts, plan, "in_place"
+                    except edge_in_place.NotConvertible as why:
+                        route = f"to_edge ({why})"
+                        stages.note(f"edge program by to_edge: {why}")
+                        if why.graph_changed:
+                            program = programs.next()
                 edge = to_edge_transform_and_lower(
-                    programs.next(),
+                    program,
                     transform_passes=list(EDGE_TRANSFORM_PASSES),
                     partitioner=[partitioner],
                     compile_config=_EDGE_CONFIG,
                 )
-                return edge, partitioner, artifacts, plan
+                return edge, partitioner, artifacts, plan, route
             except Exception as error:
                 learned = _what_to_keep_on_cpu(error, partitioner, plan)
                 if learned is None:
                     raise
                 stages.note(f"retrying with {learned} on the CPU")
     raise FlowError(f"lowering for {target.name} still failed after {_MAX_LOWERING_ATTEMPTS} attempts: {plan}")
+
+
+def _edge_in_place(program: torch.export.ExportedProgram, partitioner: Partitioner) -> EdgeProgramManager:
+    """The edge program (after our edge passes) that ``to_edge_transform_and_lower`` would build, made by
+    arm.edge_in_place. Raises NotConvertible where only executorch's re-trace makes it, including when the
+    partitioner keeps an operator whole only on the nodes it will delegate (executorch's per-node
+    EDGE_DO_NOT_DECOMP path, which this route does not reproduce), and when the conversion itself fails:
+    a model's content never ends the compile, executorch's route takes it then."""
+    kept, keep_only_where = partitioner.ops_to_not_decompose(program)
+    if keep_only_where is not None:
+        raise edge_in_place.NotConvertible("operators are kept whole only where the partitioner delegates them")
+    table = _default_decomposition_table()
+    preserved = [op for op in kept if table.pop(op, None) is not None]
+    config = dataclasses.replace(_EDGE_CONFIG)
+    config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
+    try:
+        converted = edge_in_place.edge_program(program, table, preserved, config)
+        edge = EdgeProgramManager({"forward": converted}, None, config, preserved)
+        edge = edge.transform(list(EDGE_TRANSFORM_PASSES))
+        lift_constant_tensor_pass(edge.exported_program())
+    except edge_in_place.NotConvertible:
+        raise
+    except Exception as error:
+        raise edge_in_place.NotConvertible(
+            f"arm.edge_in_place failed ({type(error).__name__}: {error})", graph_changed=True
+        ) from error
+    return edge
+
+
+def _lower_in_place(edge: EdgeProgramManager, partitioner: Partitioner) -> EdgeProgramManager:
+    """What ``to_edge_transform_and_lower`` does after building the edge program: partition and lower,
+    then the same check that no operator kept whole for the delegate is left on the CPU."""
+    edge = edge.to_backend({"forward": partitioner})
+    kept_after, keep_only_where = partitioner.ops_to_not_decompose(edge.exported_program())
+    # A kept operator left on the CPU has no kernel there; the error is the one arm.fallback recognizes,
+    # and the flow lowers again with that operator decomposed.
+    _sanity_check_graph_for_non_decomp_ops(
+        "forward",
+        edge.exported_program(),
+        set(kept_after),
+        keep_only_where,
+        generate_error=True,
+        partitioner_name=type(partitioner).__name__,
+    )
+    return edge
 
 
 def _what_to_keep_on_cpu(error: Exception, partitioner: Partitioner, plan: FallbackPlan) -> str | None:

@@ -165,3 +165,33 @@ def test_shared_provenance_reads_as_deep_copied():
 
 
 _COPYING_NODE_SOURCE_INIT = fx_traceback.NodeSource.__init__
+
+
+# The in-place edge route (arm.edge_in_place) must give what executorch's to_edge gives, or take that route.
+
+
+def test_in_place_edge_route_gives_the_same_pte(u55_result):
+    result = run_flow(_model(), resolve_target("ethos-u55-128"), progress=False, edge_route="in_place")
+    assert result.edge_route == "in_place"
+    assert result.pte == u55_result.pte
+
+
+class _WritesThroughView(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x.sin()
+        y[1:].relu_()
+        return y * 2
+
+
+def test_in_place_edge_route_falls_back_to_to_edge_with_its_reason():
+    torch.manual_seed(0)
+    model = ModelSpec(_WritesThroughView().eval(), (torch.randn(4, 3),))
+    target = resolve_target("tosa-FP")
+    result = run_flow(model, target, progress=False, edge_route="in_place")
+    assert result.edge_route.startswith("to_edge (") and "writes through the view" in result.edge_route
+    assert result.pte == run_flow(model, target, progress=False, edge_route="to_edge").pte
+
+
+def test_unknown_edge_route_is_rejected():
+    with pytest.raises(FlowError, match="unknown edge_route"):
+        run_flow(_model(), resolve_target("tosa-FP"), progress=False, edge_route="aten")

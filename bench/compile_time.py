@@ -86,10 +86,14 @@ def _timed_run(command: list[str], workdir: Path) -> tuple[float, float]:
     return seconds, cpu
 
 
+# arm.compile's --edge-route for our side (main's default unless --edge-route is given).
+_EDGE_ROUTE: list[str] = []
+
+
 def _our_arguments(model: str, target: str, output: Path) -> list[str]:
     return [
         "--model", BENCH_MODELS[model], "--target", target, "--output", str(output),
-        "--calibration-samples", str(_CALIBRATION_SAMPLES),
+        "--calibration-samples", str(_CALIBRATION_SAMPLES), *_EDGE_ROUTE,
     ]
 
 
@@ -120,7 +124,9 @@ class _Worker:
         self.process.wait(timeout=120)
 
 
-def measure(pairs: list[tuple[str, str]], json_lines: Path | None = None) -> tuple[list[Row], float]:
+def measure(
+    pairs: list[tuple[str, str]], json_lines: Path | None = None, with_peer: bool = True
+) -> tuple[list[Row], float]:
     """Per-(model, target) rows and the worker's start-up (import) seconds, measured by its first request.
 
     With ``json_lines``, each row is appended there as soon as it is measured, so a long run that is
@@ -140,7 +146,7 @@ def measure(pairs: list[tuple[str, str]], json_lines: Path | None = None) -> tup
             peer_cold, peer_cold_cpu = _timed_run(
                 [sys.executable, "-c", _PEER_SCRIPT, BENCH_MODELS[model], target, str(_CALIBRATION_SAMPLES)],
                 workdir,
-            )
+            ) if with_peer else (math.nan, math.nan)
             ours_warm, ours_warm_cpu = worker.compile(_our_arguments(model, target, workdir / "warm.pte"))
             row = Row(model, target, ours_cold, peer_cold, ours_warm, os.getloadavg()[0],
                       ours_cold_cpu, peer_cold_cpu, ours_warm_cpu)
@@ -183,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default=",".join(BENCH_TARGETS), help="comma-separated targets")
     parser.add_argument("--pairs", help="comma-separated MODEL@TARGET, instead of every model on every target")
     parser.add_argument("--json", type=Path, help="append each row to this file (JSON lines) as it is measured")
+    parser.add_argument("--edge-route", choices=("to_edge", "in_place"), help="our side's arm.compile --edge-route")
+    parser.add_argument("--no-peer", action="store_true", help="time our side only (peer columns are nan)")
     args = parser.parse_args(argv)
+    if args.edge_route:
+        _EDGE_ROUTE[:] = ["--edge-route", args.edge_route]
     if args.pairs:
         pairs = [tuple(pair.split("@", 1)) for pair in args.pairs.split(",") if pair]
         malformed = [pair for pair in pairs if len(pair) != 2]
@@ -195,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted({model for model, _ in pairs if model not in BENCH_MODELS})
     if unknown:
         parser.error(f"unknown models {unknown}; known: {', '.join(BENCH_MODELS)}")
-    rows, startup = measure(pairs, args.json)
+    rows, startup = measure(pairs, args.json, with_peer=not args.no_peer)
     print(table(rows, startup))
     return 0
 

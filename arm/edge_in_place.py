@@ -1,0 +1,486 @@
+"""The edge program, built in place from the quantized ATen program instead of by executorch's to_edge.
+
+executorch's ``to_edge`` makes an edge program by re-tracing the whole program: ``run_decompositions``
+(functionalize, then decompose to core ATen) and ~10 passes that each re-interpret every node with fake
+tensors, to rename ``aten.X`` into ``exir_ops.edge.aten.X`` and views into their ``_copy`` forms. On a
+quantized CNN that is 4-5 of MobileNetV2's ~11 CPU seconds, for a graph that is already functional but
+for a handful of nodes (an in-place ReLU, a ``flatten``, a ``linear``, an eval ``dropout``).
+
+This module does the same rewrite node by node, in place:
+
+* an in-place operator whose input nobody reads afterwards becomes its functional form;
+* an operator to_edge would decompose (in its decomposition table, or composite) is replaced by the
+  graph torch's own decompositions trace for that one node (cached per operator and argument shapes);
+* every operator is then renamed the way to_edge names it: views to their ``_copy`` variant, ``t`` to
+  ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators.
+
+What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
+symbolic shapes, a Python scalar where the schema wants a tensor, mixed-dtype arithmetic, a no-op copy,
+an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
+graph; the flow then takes executorch's route. Nodes keep the names to_edge would give them, so the
+partitioner's reasons, the fallback plan and the delegates' TOSA graphs read the same either way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import warnings
+from typing import Callable, Iterable
+
+import torch
+from executorch.exir import EdgeCompileConfig
+from executorch.exir.dialects._ops import ops as exir_ops
+from executorch.exir.dialects.edge._ops import EdgeOpOverload
+from executorch.exir.passes.dim_order_ops_registry import DimOrderOpsMap
+from executorch.exir.passes import DebugHandleGeneratorPass, convert_constant_dim_order_pass
+from executorch.exir.passes.remove_noop_pass import eliminate_dq_q
+from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_parameters_pass
+from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
+from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
+from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_view_copy_of_view_op
+from torch.export import ExportedProgram
+from torch.fx import Graph, GraphModule, Node
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.traceback import NodeSource, NodeSourceAction
+from torch.utils import _pytree as pytree
+
+_aten = torch.ops.aten
+
+
+class NotConvertible(Exception):
+    """The program holds something only executorch's to_edge rewrites correctly; the message says what.
+
+    ``graph_changed``: the rewrite had begun (a check that needs the decomposed graph failed), so the
+    program must be exported again before to_edge takes it."""
+
+    def __init__(self, reason: str, graph_changed: bool = False):
+        super().__init__(reason)
+        self.graph_changed = graph_changed
+
+
+# Node metadata a decomposed node inherits from the node it replaces (what torch's re-trace preserves).
+_INHERITED_META = ("stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn", "custom", "from_node")
+
+# Operators only executorch's route handles; the graph keeps that route when one is present.
+_RETRACE_ONLY = frozenset({
+    _aten.to.dtype,
+    _aten.scalar_tensor.default,
+    _aten._assert_scalar.default,
+    _aten._assert_async.msg,
+    _aten._assert_tensor_metadata.default,
+})  # fmt: skip
+
+# Operators whose one-node decomposition here (make_fx with to_edge's table) was checked to give exactly
+# what torch.export's run_decompositions gives (bench.edge_routes: byte-identical .pte on the bench
+# models; arm/edge_in_place_test.py). Not every operator does: export decomposes batch_norm into
+# _native_batch_norm_legit_no_training, make_fx into native_batch_norm. Any other operator to decompose
+# keeps executorch's route until it is checked and added here.
+_CHECKED_DECOMPOSITIONS = frozenset({
+    _aten.adaptive_avg_pool2d.default,
+    _aten.chunk.default,
+    _aten.conv1d.default,  # the flow spells batched ones out first (arm.passes.convolution_spelled_out)
+    _aten.conv2d.default,
+    _aten.conv3d.default,
+    _aten.dropout.default,
+    _aten.flatten.using_ints,
+    _aten.hardsigmoid.default,
+    _aten.hardswish.default,
+    _aten.layer_norm.default,
+    _aten.linear.default,
+    _aten.matmul.default,
+    _aten.max_pool2d.default,
+    _aten.reshape.default,
+    _aten.silu.default,
+    _aten.softmax.int,
+    _aten.split.Tensor,
+    _aten.transpose.int,
+})  # fmt: skip
+
+# executorch's RemoveNoopPass and RemoveToCopyPass drop these when they change nothing (and then a dq -> q
+# pair around them); a no-op one keeps executorch's route.
+_DROPPED_WHEN_NOOP = frozenset({_aten.slice.Tensor, _aten.slice_copy.Tensor, _aten._to_copy.default})
+
+_DEQUANTIZE = frozenset({
+    torch.ops.quantized_decomposed.dequantize_per_tensor.default,
+    torch.ops.quantized_decomposed.dequantize_per_channel.default,
+})  # fmt: skip
+
+# executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
+_PROMOTING = frozenset({
+    _aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor, _aten.div.Tensor_mode, _aten.minimum.default
+})  # fmt: skip
+
+@dataclasses.dataclass(frozen=True)
+class Conversion:
+    """What ``convert`` did: how many nodes it decomposed and how many it made functional."""
+
+    decomposed: int
+    made_functional: int
+
+
+def convert(
+    program: ExportedProgram,
+    decomposition_table: dict[torch._ops.OpOverload, Callable],
+    preserve: Iterable[torch._ops.OpOverload] = (),
+) -> Conversion:
+    """Rewrites ``program``'s graph into edge dialect in place; raises NotConvertible when to_edge's
+    re-trace is needed (before touching the graph, but for checks that need the decomposed nodes).
+    ``preserve``: operators kept whole (the partitioner's ``ops_to_not_decompose``);
+    ``decomposition_table``: to_edge's, without them."""
+    preserved = frozenset(preserve)
+    graph = program.graph
+    _check_convertible(program, decomposition_table, preserved)
+    try:
+        return _rewrite(program, decomposition_table, preserved)
+    except NotConvertible as error:
+        raise NotConvertible(str(error), graph_changed=True) from error
+
+
+def _rewrite(program: ExportedProgram, decomposition_table: dict, preserved: frozenset) -> Conversion:
+    graph = program.graph
+    _record_provenance(graph)
+    made_functional = _make_functional(graph)
+    decomposed = 0
+    for node in list(graph.nodes):
+        if node.op == "call_function" and _needs_decomposition(node.target, decomposition_table, preserved):
+            _decompose(node, decomposition_table)
+            decomposed += 1
+    graph.eliminate_dead_code()
+    # executorch's FoldRedundantDequantizeQuantizePass: a dequantize feeding a quantize of the same
+    # grid (left when a decomposition erased the op between them) folds away. Same helper, no re-trace.
+    eliminate_dq_q(program.graph_module, [n for n in graph.nodes if n.op == "call_function" and n.target in _DEQUANTIZE])
+    graph.eliminate_dead_code()
+    constants = 0
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target is not operator.getitem:
+            _check_decomposed(node)
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            _check_promotion(node)
+            constants = _scalars_to_tensors(program.graph_module, node, constants)
+            _to_edge_operator(node)
+    _rename_as_retraced(graph)
+    output = graph.output_node()
+    # A re-trace records the returned values on the output node too.
+    output.meta.setdefault("val", torch.fx.map_arg(output.args[0], lambda n: n.meta.get("val")))
+    program.graph_module.recompile()
+    return Conversion(decomposed, made_functional)
+
+
+def _check_decomposed(node: Node) -> None:
+    """The checks of ``_check_convertible`` that decompositions may invalidate, on every node after them."""
+    target = node.target
+    if not isinstance(target, torch._ops.OpOverload):
+        raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
+    if target in _RETRACE_ONLY or _is_inplace(target):
+        raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
+    if target in _DROPPED_WHEN_NOOP and _is_noop(node):
+        raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
+
+
+def _record_provenance(graph: Graph) -> None:
+    """Gives every operator node the provenance a re-trace would (executorch's debug handles group nodes
+    by their oldest ancestor): a program exported from an nn.Module has none yet."""
+    for node in graph.nodes:
+        if node.op not in ("placeholder", "output") and "from_node" not in node.meta:
+            node.meta["from_node"] = [NodeSource(node, "edge_in_place", NodeSourceAction.CREATE)]
+
+
+def _check_convertible(
+    program: ExportedProgram, table: dict, preserved: frozenset[torch._ops.OpOverload]
+) -> None:
+    signature = program.graph_signature
+    if signature.buffers_to_mutate or signature.user_inputs_to_mutate:
+        raise NotConvertible("the program writes into its inputs or buffers")
+    if any(isinstance(module, GraphModule) for name, module in program.graph_module.named_children()):
+        raise NotConvertible("the program holds control flow (a submodule graph)")
+    for node in program.graph.nodes:
+        value = node.meta.get("val")
+        for tensor in pytree.tree_leaves(value):
+            if isinstance(tensor, torch.SymInt) or (
+                isinstance(tensor, torch.Tensor) and not all(isinstance(d, int) for d in tensor.shape)
+            ):
+                raise NotConvertible(f"node {node.name} has a symbolic shape")
+            if isinstance(tensor, torch.Tensor) and tensor.numel() == 0:
+                raise NotConvertible(f"node {node.name} is an empty tensor")
+        if node.op != "call_function" or node.target is operator.getitem:
+            continue
+        target = node.target
+        if not isinstance(target, torch._ops.OpOverload):
+            raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
+        if target in _RETRACE_ONLY:
+            raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
+        if target in _DROPPED_WHEN_NOOP and _is_noop(node):
+            raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
+        if _is_inplace(target):
+            _check_inplace(node)
+        functional = _functional_variant(target) if _is_inplace(target) else target
+        if _needs_decomposition(functional, table, preserved) and functional not in _CHECKED_DECOMPOSITIONS:
+            raise NotConvertible(
+                f"node {node.name}: the decomposition of {functional} is not checked against torch.export's"
+            )
+
+
+def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> int:
+    """executorch's ScalarToTensorPass: a Python number passed where the schema wants a Tensor becomes a
+    0-dim constant (``torch.tensor(value)``, read through a ``_tensor_constant<i>`` attribute that
+    ``lift_constant_tensor_pass`` later lifts). Returns the number of constants made so far."""
+    schema = node.target._schema
+    args = list(node.args)
+    for index, (argument, value) in enumerate(zip(schema.arguments, args)):
+        if not (isinstance(argument.type, torch.TensorType) and isinstance(value, (int, float, bool))):
+            continue
+        name = f"_tensor_constant{count}"
+        count += 1
+        setattr(graph_module, name, torch.tensor(value))
+        with node.graph.inserting_before(node), warnings.catch_warnings():
+            # A plain tensor attribute, as torch.fx's tracer makes it for a constant; fx warns about any
+            # attribute that is not a parameter or buffer.
+            warnings.simplefilter("ignore", UserWarning)
+            args[index] = node.graph.get_attr(name)
+        mode = torch._guards.detect_fake_mode([node.meta.get("val")])
+        args[index].meta["val"] = mode.from_tensor(getattr(graph_module, name), static_shapes=True)
+    node.args = tuple(args)
+    return count
+
+
+def _check_promotion(node: Node) -> None:
+    """executorch's RemoveMixedTypeOperators casts an operand whose dtype is not the computation's; this
+    module does not, so such a node keeps executorch's route."""
+    if node.target not in _PROMOTING:
+        return
+    operands = [
+        a.meta["val"] if isinstance(a, Node) else torch.tensor(a) for a in node.args[:2] if isinstance(a, (Node, int, float, bool))
+    ]
+    result = node.meta.get("val")
+    if any(not isinstance(o, torch.Tensor) or o.dtype != result.dtype for o in operands):
+        raise NotConvertible(f"node {node.name}: {node.target} mixes operand dtypes")
+
+
+def _is_inplace(target: torch._ops.OpOverload) -> bool:
+    arguments = target._schema.arguments
+    return bool(arguments) and arguments[0].alias_info is not None and arguments[0].alias_info.is_write
+
+
+def _functional_variant(target: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
+    """``aten.relu.default`` for ``aten.relu_.default``; None for out= or other writing ops."""
+    name = target._schema.name.split("::")[-1]
+    if not name.endswith("_") or target.namespace != "aten":
+        return None
+    packet = getattr(_aten, name[:-1], None)
+    overload = target._overloadname
+    return getattr(packet, overload) if packet is not None and overload in packet.overloads() else None
+
+
+def _is_noop(node: Node) -> bool:
+    before, after = node.args[0].meta.get("val"), node.meta.get("val")
+    return (
+        isinstance(before, torch.Tensor)
+        and isinstance(after, torch.Tensor)
+        and before.dtype == after.dtype
+        and before.shape == after.shape
+        and before.stride() == after.stride()
+    )
+
+
+def _check_inplace(node: Node) -> None:
+    """An in-place op may become its functional form when what it writes is an intermediate nobody reads
+    after the write: the later readers use its result already, which the functional form computes."""
+    where = f"node {node.name}: in-place {node.target}"
+    if _functional_variant(node.target) is None:
+        raise NotConvertible(f"{where} has no functional form")
+    written = node.args[0]
+    if not isinstance(written, Node) or written.op != "call_function":
+        raise NotConvertible(f"{where} writes into the program's input, weight or buffer {written}")
+    if written.target is operator.getitem or get_view_copy_of_view_op(written.target._schema) is not None:
+        raise NotConvertible(f"{where} writes through the view {written.name} into its base")
+    order = {n: i for i, n in enumerate(node.graph.nodes)}
+    if any(order[user] > order[node] for user in written.users):
+        raise NotConvertible(f"{where} writes {written.name}, which is read again after the write")
+
+
+def _make_functional(graph: Graph) -> int:
+    count = 0
+    for node in graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload) and _is_inplace(node.target):
+            node.target = _functional_variant(node.target)
+            count += 1
+    return count
+
+
+def _needs_decomposition(target: object, table: dict, preserved: frozenset) -> bool:
+    if not isinstance(target, torch._ops.OpOverload) or target in preserved:
+        return False
+    if target in table:
+        return True
+    return torch._C._dispatch_has_kernel_for_dispatch_key(target.name(), "CompositeImplicitAutograd")
+
+
+def _decompose(node: Node, table: dict) -> None:
+    """Replaces ``node`` by the core-ATen graph torch's decompositions trace for it."""
+    flat, spec = pytree.tree_flatten((node.args, node.kwargs))
+    positions = [i for i, value in enumerate(flat) if isinstance(value, Node)]
+    fakes = [flat[i].meta["val"] for i in positions]
+    traced = _traced_decomposition(node, flat, spec, positions, fakes, table)
+    graph = node.graph
+    env: dict[Node, object] = {}
+    placeholders = iter(flat[i] for i in positions)
+    inherited = {key: node.meta[key] for key in _INHERITED_META if key in node.meta}
+    result = None
+    with graph.inserting_before(node):
+        for inner in traced.graph.nodes:
+            if inner.op == "placeholder":
+                env[inner] = next(placeholders)
+            elif inner.op == "call_function":
+                new = graph.call_function(inner.target, *torch.fx.map_arg((inner.args, inner.kwargs), env.__getitem__))
+                new.meta = {**inherited, "val": _rebound_value(inner, env, node)}
+                env[inner] = new
+            elif inner.op == "output":
+                result = torch.fx.map_arg(inner.args[0], lambda n: _copied_if_operand(n, env, inherited))
+            else:
+                raise NotConvertible(f"node {node.name}: the decomposition of {node.target} holds {inner.op} {inner.target}")
+    _replace_results(node, result)
+    graph.erase_node(node)
+
+
+def _copied_if_operand(result: Node, env: dict, inherited: dict) -> Node:
+    """An operator that returns its operand as it is (eval dropout, a no-op contiguous) returns a copy of
+    it after functionalization: a node of the program never aliases another. (Inserted where the
+    decomposition goes: the caller is inserting before the replaced node.)"""
+    if result.op != "placeholder":
+        return env[result]
+    operand = env[result]
+    copy = operand.graph.call_function(_aten.clone.default, (operand,))
+    copy.meta = {**inherited, "val": _fake_clone(operand.meta["val"])}
+    return copy
+
+
+def _fake_clone(value: torch.Tensor) -> torch.Tensor:
+    with torch._guards.detect_fake_mode([value]):
+        return torch.ops.aten.clone.default(value)
+
+
+def _rebound_value(inner: Node, env: dict, node: Node) -> object:
+    """The traced value, re-made in the program's fake mode from the program's own operand values."""
+    args, kwargs = torch.fx.map_arg((inner.args, inner.kwargs), lambda n: env[n].meta["val"] if n in env else n)
+    mode = torch._guards.detect_fake_mode(pytree.tree_leaves((args, kwargs)) + [node.meta.get("val")])
+    with mode:
+        return inner.target(*args, **kwargs)
+
+
+def _replace_results(node: Node, result: object) -> None:
+    if isinstance(result, Node):
+        node.replace_all_uses_with(result)
+        return
+    for user in list(node.users):
+        if user.target is not operator.getitem:
+            raise NotConvertible(f"node {node.name}: {user.name} reads its tuple result whole")
+        user.replace_all_uses_with(result[user.args[1]])
+        user.graph.erase_node(user)
+
+
+def _cache_key(node: Node, flat: list, spec: object, fakes: list) -> tuple:
+    constants = tuple(None if isinstance(value, Node) else (type(value).__name__, repr(value)) for value in flat)
+    shapes = tuple((tuple(f.shape), f.dtype, tuple(f.stride())) if isinstance(f, torch.Tensor) else repr(f) for f in fakes)
+    return (node.target, constants, str(spec), shapes)
+
+
+# Decompositions traced so far, by operator, constant operands and operand shapes: a transformer's
+# layers repeat the same few, and tracing one costs a few milliseconds.
+_DECOMPOSITIONS: dict[tuple, GraphModule] = {}
+
+
+def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[int], fakes: list, table: dict) -> GraphModule:
+    key = (*_cache_key(node, flat, spec, fakes), id(table))
+    if key not in _DECOMPOSITIONS:
+        target = node.target
+
+        def call(*tensors):
+            operands = list(flat)
+            for position, tensor in zip(positions, tensors):
+                operands[position] = tensor
+            args, kwargs = pytree.tree_unflatten(operands, spec)
+            return target(*args, **kwargs)
+
+        _DECOMPOSITIONS[key] = make_fx(call, decomposition_table=table, tracing_mode="fake")(*fakes)
+    return _DECOMPOSITIONS[key]
+
+
+def _to_edge_operator(node: Node) -> None:
+    target = node.target
+    if target is _aten._unsafe_view.default:
+        target = _aten.view_copy.default
+    elif target is _aten.t.default:
+        target = _aten.t_copy.default
+    else:
+        target = get_view_copy_of_view_op(target._schema) or target
+    edge = _edge(target)
+    if edge in DimOrderOpsMap:
+        _to_dim_order(node, edge)
+    else:
+        node.target = edge
+
+
+def _edge(target: torch._ops.OpOverload) -> EdgeOpOverload:
+    name = target._schema.name.split("::")[1]
+    return getattr(getattr(getattr(exir_ops.edge, target.namespace), name), target._overloadname)
+
+
+def _to_dim_order(node: Node, edge: EdgeOpOverload) -> None:
+    """executorch's MemoryFormatOpsPass: a memory format becomes the dim order it stands for."""
+    kwargs = dict(node.kwargs)
+    memory_format = kwargs.pop("memory_format", torch.preserve_format)
+    first = node.args[0]
+    if memory_format in (None, torch.preserve_format):
+        value = first.meta["val"] if isinstance(first, Node) else None
+        dim_order = [int(d) for d in value.dim_order()] if isinstance(value, torch.Tensor) else list(range(len(first)))
+    else:
+        rank = first.meta["val"].dim() if isinstance(first, Node) else len(first)
+        from executorch.exir.dim_order_utils import get_dim_order
+
+        dim_order = get_dim_order(memory_format, rank)
+    kwargs["dim_order"] = dim_order
+    node.kwargs = kwargs
+    node.target = DimOrderOpsMap[edge]
+
+
+def _rename_as_retraced(graph: Graph) -> None:
+    """Names every operator node as a fresh trace names it (``aten_convolution_default_3``, ``getitem_1``),
+    in graph order; other nodes keep their names. A fresh namespace: the old names are free again."""
+    namespace = torch.fx.graph._Namespace()
+    for node in graph.nodes:
+        candidate = graph._target_to_str(node.target) if node.op == "call_function" else node.name
+        name = namespace.create_name(candidate, node)
+        if name != node.name:
+            node.name = name
+    graph._graph_namespace = namespace
+
+
+def edge_program(
+    program: ExportedProgram,
+    decomposition_table: dict[torch._ops.OpOverload, Callable],
+    preserve: Iterable[torch._ops.OpOverload],
+    config: EdgeCompileConfig,
+) -> ExportedProgram:
+    """``program`` (its graph rewritten in place by ``convert``) as the edge program executorch's
+    ``_generate_edge_program`` would return: unused parameters dropped, lifted constants, the edge
+    verifier, debug handles. Raises NotConvertible as ``convert`` does."""
+    preserve = list(preserve)
+    convert(program, decomposition_table, preserve)
+    program = remove_unused_parameters_pass(program)
+    graph_module = program.graph_module
+    edge = ExportedProgram(
+        root=graph_module,
+        graph=graph_module.graph,
+        graph_signature=_get_updated_graph_signature(program.graph_signature, graph_module),
+        state_dict=program.state_dict,
+        range_constraints=program.range_constraints,
+        module_call_graph=program.module_call_graph,
+        example_inputs=program.example_inputs,
+        constants=program.constants,
+        verifiers=[EXIREdgeDialectVerifier(edge_compile_config=config, class_only=True, preserve_ops=preserve)],
+    )
+    edge = lift_constant_tensor_pass(edge)
+    edge = convert_constant_dim_order_pass.convert_constant_dim_order_pass(edge)
+    DebugHandleGeneratorPass()(edge.graph_module)
+    return edge
