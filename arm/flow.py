@@ -260,6 +260,11 @@ def _run_stages(
 
     with stages.run("export"):
         exported = torch.export.export(module, model.example_inputs)
+    if loops := _loops_executorch_cannot_run(exported.graph_module):
+        raise FlowError(
+            f"{', '.join(loops)}: ExecuTorch's program format has no while loop (its emitter runs cond, map "
+            "and scan), so this model cannot become a .pte; unroll the loop or write it with torch.scan"
+        )
     float_program = exported
 
     quantized_module = None
@@ -498,6 +503,18 @@ def _delegate_input_sources(program: torch.export.ExportedProgram) -> tuple[tupl
         if node.op == "call_function" and node.target is executorch_call_delegate
     ]
     return tuple(tuple(source(argument) for argument in call.args[1:]) for call in calls)
+
+
+def _loops_executorch_cannot_run(graph_module: torch.fx.GraphModule) -> list[str]:
+    """``while_loop`` nodes anywhere in the program (executorch 1.5.1's emitter raises on them only
+    after the whole compile): refused up front."""
+    return [
+        f"torch.while_loop ({node.name})"
+        for module in graph_module.modules()
+        if isinstance(module, torch.fx.GraphModule)
+        for node in module.graph.nodes
+        if node.target is torch.ops.higher_order.while_loop
+    ]
 
 
 def _nested_control_flow(graph_module: torch.fx.GraphModule) -> list[str]:

@@ -195,3 +195,15 @@ def test_in_place_edge_route_falls_back_to_to_edge_with_its_reason():
 def test_unknown_edge_route_is_rejected():
     with pytest.raises(FlowError, match="unknown edge_route"):
         run_flow(_model(), resolve_target("tosa-FP"), progress=False, edge_route="aten")
+
+
+class _CountsUp(torch.nn.Module):
+    def forward(self, x):
+        return torch._higher_order_ops.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * 2), (torch.tensor(0), x))[1]
+
+
+def test_a_while_loop_is_refused_before_any_work():
+    """ExecuTorch's emitter has no while loop; without this check the whole compile ran first."""
+    model = ModelSpec(_CountsUp().eval(), (torch.randn(2, 3),))
+    with pytest.raises(FlowError, match=r"torch.while_loop \(while_loop.*\): ExecuTorch's program format has no while"):
+        run_flow(model, resolve_target("tosa-INT"), progress=False)
