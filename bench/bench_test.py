@@ -165,3 +165,20 @@ def test_compile_time_rows_read_back_with_their_peer_startup(tmp_path):
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     assert read_rows([path]) == ([row], 7.0, startup)
+
+
+def test_per_layer_diff_sums_cycles_by_operator_kind_over_partitions(tmp_path):
+    import collections
+
+    from bench.per_layer_diff import Kind, cycles_by_kind, per_layer_files, render
+
+    header = "Original Operator,NNG Operator,Op Cycles,Name\n"
+    (tmp_path / "m_t_ours_0_per_layer.csv").write_text(header + "Slice,MemoryCopy,300,a\nConv2D,Conv2D,1000,b\n")
+    (tmp_path / "m_t_ours_1_per_layer.csv").write_text(header + "Conv2D,Conv2D,500,c\n")
+    (tmp_path / "m_t_peer_0_per_layer.csv").write_text(header + "Conv2D,Conv2D,1400,d\n")
+    ours = cycles_by_kind(per_layer_files(tmp_path, "m", "t", "ours"))
+    peer = cycles_by_kind(per_layer_files(tmp_path, "m", "t", "peer"))
+    assert (ours[("Conv2D", "Conv2D")].layers, ours[("Conv2D", "Conv2D")].cycles) == (2, 1500)
+    rendered = render(collections.defaultdict(Kind, ours), collections.defaultdict(Kind, peer)).splitlines()
+    assert rendered[1].startswith("Slice / MemoryCopy") and rendered[1].endswith("+300")  # largest difference first
+    assert rendered[-1].split()[-1] == "+400"

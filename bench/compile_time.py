@@ -21,8 +21,9 @@ The peer needs up to an hour per model here. ``--peer-from`` takes its compile f
 --json`` run instead and *derives* its cold figure (bench/derived_peer.py: one measured start-up process
 for the imports and model loads, plus that run's in-process compile seconds); the table marks such
 figures "derived". ``--no-peer`` measures our side only, for a table rendered later with ``--rows``.
-Each model compiles with the calibration count its Bazel target uses (models/BUILD.bazel), unless
-``--calibration-samples`` says otherwise; a derived figure needs the compare run's count to match.
+Each model compiles with the calibration count of the compare run its peer figure is derived from, else
+the count its Bazel target uses (models/BUILD.bazel); ``--calibration-samples`` overrides both (a derived
+figure then needs the compare run's count to match).
 """
 
 from __future__ import annotations
@@ -305,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default=",".join(BENCH_TARGETS), help="comma-separated targets")
     parser.add_argument("--pairs", help="comma-separated MODEL@TARGET, instead of every model on every target")
     parser.add_argument("--calibration-samples", type=int,
-                        help="for every model (default: the count its Bazel target uses, 4 or 16)")
+                        help="for every model (default: the --peer-from run's count for its pairs, else the count "
+                        "the model's Bazel target uses, 4 or 16)")
     parser.add_argument("--json", type=Path, help="append each row to this file (JSON lines) as it is measured")
     parser.add_argument("--peer-from", type=Path, action="append", default=[],
                         help="a bench.compare --json file (repeatable): the peer's cold figure of its pairs is "
@@ -349,8 +351,11 @@ def _pairs(parser: argparse.ArgumentParser, args: argparse.Namespace,
         parser.error(f"unknown models {unknown}; known: {', '.join(BENCH_MODELS)}")
     pairs = []
     for model, target in items:
-        samples = args.calibration_samples or build_calibration_samples(model)
-        derived = (model, target) in compiles and compiles[(model, target)].calibration_samples == samples
+        # The compare run's count where the peer's figure comes from one, so that the figure can be derived.
+        compile_ = compiles.get((model, target))
+        samples = args.calibration_samples or (compile_.calibration_samples if compile_ else None)
+        samples = samples or build_calibration_samples(model)
+        derived = compile_ is not None and compile_.calibration_samples == samples
         pairs.append(Pair(model, target, samples, run_peer=not derived and not args.no_peer))
     return pairs
 
