@@ -182,3 +182,19 @@ def test_per_layer_diff_sums_cycles_by_operator_kind_over_partitions(tmp_path):
     rendered = render(collections.defaultdict(Kind, ours), collections.defaultdict(Kind, peer)).splitlines()
     assert rendered[1].startswith("Slice / MemoryCopy") and rendered[1].endswith("+300")  # largest difference first
     assert rendered[-1].split()[-1] == "+400"
+
+
+def test_markdown_rows_give_a_failed_side_its_own_row(tmp_path):
+    import dataclasses
+    import json
+
+    from bench.markdown_rows import rows
+
+    ours = _report("ours", seconds=20.0, cycles=90, partitions=1, top1=4)
+    failed = SideReport("peer", error="RuntimeError: no TOSA for this op")
+    comparisons = [Comparison("regnet", "ethos-u55-128", ours, failed)]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"comparisons": [dataclasses.asdict(c) for c in comparisons]}))
+    (line,) = rows([path])
+    assert line.startswith("| regnet | U55-128 | ok / FAILED (RuntimeError: no TOSA for this op) | 1 / - |")
+    assert "| 90 / - |" in line and "| cos 0.9900, 0.1, 4/4 / - |" in line
