@@ -124,7 +124,8 @@ def _compare_json(path, samples: int, peer_seconds: dict) -> None:
     import json
 
     comparisons = [
-        {"model": model, "target": target, "peer": {"seconds": seconds, "load_average": 3.0, "error": None}}
+        {"model": model, "target": target,
+         "peer": {"seconds": seconds, "cpu_seconds": seconds * 0.6, "load_average": 3.0, "error": None}}
         for (model, target), seconds in peer_seconds.items()
     ]
     comparisons.append({"model": "yolov8n", "target": "ethos-u55-128", "peer": {"error": "RuntimeError: no"}})
@@ -146,6 +147,7 @@ def test_compile_time_derives_the_peer_cold_figure_from_a_compare_run(tmp_path):
     ]
     bert, mv2 = with_derived_peer(rows, startup, compiles)
     assert bert.peer_cold == 122.0 and bert.peer_source == "derived (zoo.json)" and bert.peer_load == 3.0
+    assert bert.peer_cold_cpu == 5.0 + 1.0 + 60.0  # start-up, bert's load, the compile: CPU seconds alike
     assert math.isnan(mv2.peer_cold) and mv2.peer_source == ""
     rendered = table([bert, mv2], startup=0.0)
     assert "| bert | ethos-u55-128 | 4 | 30.6 | 122.0 | derived (zoo.json) | 0.25 | 12.2 | 0.10 PASS |" in rendered

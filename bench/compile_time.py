@@ -40,7 +40,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.derived_peer import PeerCompile, PeerStartup, derived_cold_seconds, measure_peer_startup, peer_compiles
+from bench.derived_peer import (
+    PeerCompile,
+    PeerStartup,
+    derived_cold_cpu_seconds,
+    derived_cold_seconds,
+    measure_peer_startup,
+    peer_compiles,
+)
 from bench.model_list import BENCH_MODELS, BENCH_TARGETS
 
 _ROOT = Path(__file__).resolve().parents[1]
@@ -237,9 +244,11 @@ def with_derived_peer(rows: list[Row], startup: PeerStartup | None, compiles: di
             else:
                 seconds = derived_cold_seconds(startup, compile_, row.model)
                 if seconds is not None:
+                    cpu = derived_cold_cpu_seconds(startup, compile_, row.model)
                     row = dataclasses.replace(
                         row, peer_cold=seconds, peer_source=f"derived ({compile_.source})",
                         peer_load=math.nan if compile_.load is None else compile_.load,
+                        peer_cold_cpu=math.nan if cpu is None else cpu,
                     )
         resolved.append(row)
     return resolved

@@ -68,6 +68,7 @@ class PeerCompile:
     calibration_samples: int
     load: float | None  # the load average right after that compile
     source: str  # the JSON file's name
+    cpu_seconds: float | None = None  # recorded by bench.compare runs from 2026-11-26 on
 
 
 def peer_compiles(paths: list[Path]) -> dict[tuple[str, str], PeerCompile]:
@@ -84,7 +85,7 @@ def peer_compiles(paths: list[Path]) -> dict[tuple[str, str], PeerCompile]:
             if peer.get("error") or not peer.get("seconds"):
                 continue
             compiles[(comparison["model"], comparison["target"])] = PeerCompile(
-                float(peer["seconds"]), samples, peer.get("load_average"), path.name
+                float(peer["seconds"]), samples, peer.get("load_average"), path.name, peer.get("cpu_seconds")
             )
     return compiles
 
@@ -120,3 +121,10 @@ def derived_cold_seconds(startup: PeerStartup, compile_: PeerCompile, model: str
     if model not in startup.model_load_seconds:
         return None
     return startup.seconds + startup.model_load_seconds[model] + compile_.seconds
+
+
+def derived_cold_cpu_seconds(startup: PeerStartup, compile_: PeerCompile, model: str) -> float | None:
+    """The same sum in CPU seconds; None where the compare run did not record the compile's."""
+    if model not in startup.model_load_cpu_seconds or compile_.cpu_seconds is None:
+        return None
+    return startup.cpu_seconds + startup.model_load_cpu_seconds[model] + compile_.cpu_seconds

@@ -55,6 +55,12 @@ def _error(report: SideReport) -> str:
     return f"cos {a['cosine']:.4f}, {a['max_abs_error']:.3g}, {a['top1']}/{a['samples']}"
 
 
+def _cpu(ours: SideReport, peer: SideReport) -> str:
+    if ours.get("cpu_seconds") is None or peer.get("cpu_seconds") is None:
+        return ""  # runs before 2026-11-26 recorded wall time only
+    return f" (CPU {ours['cpu_seconds']:.1f} / {peer['cpu_seconds']:.1f})"
+
+
 def row(model: str, target: str, ours: SideReport, peer: SideReport) -> str:
     ours_cycles, peer_cycles = _cycles(ours), _cycles(peer)
     ratio = f" ({ours_cycles / peer_cycles:.2f})" if ours_cycles and peer_cycles else ""
@@ -65,7 +71,7 @@ def row(model: str, target: str, ours: SideReport, peer: SideReport) -> str:
         _pair(_integer(ours.get("partitions")), _integer(peer.get("partitions"))),
         _pair(_number(ours.get("delegated_percent")), _number(peer.get("delegated_percent"))),
         _pair(_integer(ours_cycles), _integer(peer_cycles)) + ratio,
-        _pair(_number(ours.get("seconds")), _number(peer.get("seconds"))),
+        _pair(_number(ours.get("seconds")), _number(peer.get("seconds"))) + _cpu(ours, peer),
         _pair(_error(ours), _error(peer)),
         _pair(_number(ours.get("load_average")), _number(peer.get("load_average"))),
     ]
