@@ -332,9 +332,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         pairs = _pairs(parser, args, compiles)
         # The start-up is measured whenever a pair's peer is not compiled here, so that a later --rows
-        # rendering with another --peer-from can still derive its figure.
-        derive = any(not pair.run_peer for pair in pairs)
+        # rendering with another --peer-from can still derive its figure; a run appending to a --json
+        # file that already holds one (a run resumed after a cut) keeps that one.
+        earlier = read_rows([args.json])[2] if args.json and args.json.exists() else None
+        derive = any(not pair.run_peer for pair in pairs) and earlier is None
         rows, startup, peer_startup = measure(pairs, args.json, derive_peer=derive)
+        peer_startup = peer_startup or earlier
     rows = with_derived_peer(rows, peer_startup, compiles)
     if peer_startup is not None:
         print(f"peer start-up (derived figures): {peer_startup.seconds:.1f} s wall, {peer_startup.cpu_seconds:.1f} "
