@@ -216,8 +216,12 @@ def _append(json_lines: Path | None, record: dict) -> None:
 
 
 def read_rows(paths: list[Path]) -> tuple[list[Row], float, PeerStartup | None]:
-    """Rows, the summed worker start-ups and the last peer start-up of JSON-lines files measure() wrote."""
-    rows, startups, peer_startup = [], {}, None
+    """Rows, a worker start-up and the last peer start-up of JSON-lines files measure() wrote.
+
+    A later row of the same model and target replaces an earlier one. A build starts one worker, so
+    the warm build counts one start-up: the largest of the runs read (the conservative choice).
+    """
+    rows, startups, peer_startup = {}, [0.0], None
     fields = {field.name for field in dataclasses.fields(Row)}
     for path in paths:
         for line in path.read_text().splitlines():
@@ -225,10 +229,10 @@ def read_rows(paths: list[Path]) -> tuple[list[Row], float, PeerStartup | None]:
             if "peer_startup" in record:
                 peer_startup = PeerStartup(**record["peer_startup"])
                 continue
-            # Every row of one measure() run carries its worker's start-up: count each run's once.
-            startups[(path, record.get("worker_startup"))] = record.get("worker_startup") or 0.0
-            rows.append(Row(**{key: value for key, value in record.items() if key in fields}))
-    return rows, sum(startups.values()), peer_startup
+            startups.append(record.get("worker_startup") or 0.0)
+            row = Row(**{key: value for key, value in record.items() if key in fields})
+            rows[(row.model, row.target)] = row
+    return list(rows.values()), max(startups), peer_startup
 
 
 def with_derived_peer(rows: list[Row], startup: PeerStartup | None, compiles: dict[tuple[str, str], PeerCompile]) -> list[Row]:
@@ -262,6 +266,11 @@ def _seconds(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.1f}"
 
 
+def _peer_load(row: Row) -> str:
+    # A peer measured in the row's own run ran at the row's load.
+    return "same" if row.peer_source == "measured" else _seconds(row.peer_load)
+
+
 def table(rows: list[Row], startup: float) -> str:
     lines = [
         "| model | target | cal. | ours cold s | peer cold s | peer figure | cold ratio | ours warm s | warm ratio "
@@ -275,7 +284,7 @@ def table(rows: list[Row], startup: float) -> str:
             f"| {row.model} | {row.target} | {row.calibration_samples} | {row.ours_cold:.1f} | "
             f"{_seconds(row.peer_cold)} | {row.peer_source or 'none'} | {_ratio(row.ours_cold, row.peer_cold)} | "
             f"{row.ours_warm:.1f} | {warm}{verdict} | {_seconds(row.ours_cold_cpu)} / {_seconds(row.peer_cold_cpu)} / "
-            f"{_seconds(row.ours_warm_cpu)} | {row.load:.1f} / {_seconds(row.peer_load)} |"
+            f"{_seconds(row.ours_warm_cpu)} | {row.load:.1f} / {_peer_load(row)} |"
         )
     paired = [row for row in rows if not math.isnan(row.peer_cold)]
     if paired:
@@ -297,8 +306,9 @@ def goals(rows: list[Row], startup: float) -> str:
     main = [row for row in rows if (row.model, row.target) == (model, target) and not math.isnan(row.peer_cold)]
     for row in main:
         ratio = row.ours_cold / row.peer_cold
+        cpu = "" if math.isnan(row.peer_cold_cpu) else f"; in CPU seconds {row.ours_cold_cpu / row.peer_cold_cpu:.2f}x"
         lines.append(f"{model} {target} cold <= {cold_goal}x the peer: {'PASS' if ratio <= cold_goal else 'FAIL'}, "
-                     f"{ratio:.2f}x ({ratio / cold_goal:.1f}x the goal; peer {row.peer_source})")
+                     f"{ratio:.2f}x ({ratio / cold_goal:.1f}x the goal; peer {row.peer_source}{cpu})")
     if not main:
         lines.append(f"{model} {target} cold <= {cold_goal}x the peer: NOT MEASURED")
     paired = [row for row in rows if not math.isnan(row.peer_cold)]
