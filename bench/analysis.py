@@ -46,6 +46,7 @@ class SideReport:
     agreement: Agreements | None = None
     agreement_note: str = ""
     load_average: float | None = None  # the machine's 1-minute load right after the compile
+    cpu_seconds: float | None = None  # the compile's CPU seconds (same span as ``seconds``)
 
 
 def compile_and_analyze(side: str, compiler: Compiler, spec: ModelSpec, target: str, samples: int) -> SideReport:
@@ -71,6 +72,7 @@ def _first_line(error: Exception) -> str:
 def _fill(report: SideReport, compiled: CompiledProgram, spec: ModelSpec, samples: int) -> None:
     program = read_pte(compiled.pte)
     report.seconds = compiled.seconds
+    report.cpu_seconds = compiled.cpu_seconds
     report.stage_seconds = compiled.stage_seconds
     report.pte_bytes = len(compiled.pte)
     report.partitions = sum(program.partitions.values())

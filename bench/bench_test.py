@@ -10,6 +10,8 @@ from bench.agreement import Agreement, Agreements
 from bench.analysis import SideReport, _delegated_percent
 from bench.backend_isolation import backends_of
 from bench.compare_saved import load_side_reports
+from bench.compile_time import Row, goals, read_rows, table, with_derived_peer
+from bench.derived_peer import PeerStartup, peer_compiles
 from bench.goals import goal_verdicts
 from bench.pte_program import read_pte
 from bench.table import Comparison, render_block, render_summary
@@ -115,3 +117,86 @@ def test_tosa_summary_counts_operators_and_reads_io_shapes(small_program):
     assert summary.op_counts["CONV2D"] == 1
     assert summary.input_shapes == ((1, 3, 8, 8),)
     assert summary.output_shapes == ((1, 4, 6, 6),)
+
+
+def _compare_json(path, samples: int, peer_seconds: dict) -> None:
+    """A bench.compare --json file holding only what the derived peer figure reads."""
+    import json
+
+    comparisons = [
+        {"model": model, "target": target,
+         "peer": {"seconds": seconds, "cpu_seconds": seconds * 0.6, "load_average": 3.0, "error": None}}
+        for (model, target), seconds in peer_seconds.items()
+    ]
+    comparisons.append({"model": "yolov8n", "target": "ethos-u55-128", "peer": {"error": "RuntimeError: no"}})
+    path.write_text(json.dumps({"run": {"calibration samples": str(samples)}, "comparisons": comparisons}))
+
+
+def test_compile_time_derives_the_peer_cold_figure_from_a_compare_run(tmp_path):
+    """Derived peer cold = start-up + the model's load + the compare run's in-process compile seconds."""
+    import math
+
+    _compare_json(tmp_path / "zoo.json", 4, {("bert", "ethos-u55-128"): 100.0, ("mv2", "ethos-u55-128"): 50.0})
+    compiles = peer_compiles([tmp_path / "zoo.json"])
+    assert set(compiles) == {("bert", "ethos-u55-128"), ("mv2", "ethos-u55-128")}  # the failed peer is no figure
+    startup = PeerStartup(20.0, 5.0, {"bert": 2.0, "mv2": 1.0}, {"bert": 1.0, "mv2": 0.5}, 1.0)
+    rows = [
+        Row("bert", "ethos-u55-128", 30.6, math.nan, 12.2, 2.0, calibration_samples=4, peer_source=""),
+        # Compiled here with 16 samples, the peer there with 4: not comparable, so no figure.
+        Row("mv2", "ethos-u55-128", 30.0, math.nan, 10.0, 2.0, calibration_samples=16, peer_source=""),
+    ]
+    bert, mv2 = with_derived_peer(rows, startup, compiles)
+    assert bert.peer_cold == 122.0 and bert.peer_source == "derived (zoo.json)" and bert.peer_load == 3.0
+    assert bert.peer_cold_cpu == 5.0 + 1.0 + 60.0  # start-up, bert's load, the compile: CPU seconds alike
+    assert math.isnan(mv2.peer_cold) and mv2.peer_source == ""
+    rendered = table([bert, mv2], startup=0.0)
+    assert "| bert | ethos-u55-128 | 4 | 30.6 | 122.0 | derived (zoo.json) | 0.25 | 12.2 | 0.10 PASS |" in rendered
+    assert "| mv2 | ethos-u55-128 | 16 | 30.0 | - | none | - |" in rendered
+    verdicts = goals([bert, mv2], startup=0.0)
+    assert "mv2 ethos-u55-128 cold <= 0.25x the peer: NOT MEASURED" in verdicts
+    assert "warm build of 1 model targets <= 0.1x the peer's cold builds: PASS, 0.10x" in verdicts
+
+
+def test_compile_time_rows_read_back_with_their_peer_startup(tmp_path):
+    import dataclasses
+    import json
+
+    startup = PeerStartup(20.0, 5.0, {"bert": 2.0}, {"bert": 1.0}, 1.0)
+    row = Row("bert", "ethos-u55-128", 30.0, 90.0, 12.0, 2.0, 25.0, 80.0, 10.0, 4, "measured", 2.5)
+    records = [{"peer_startup": dataclasses.asdict(startup)}, {**dataclasses.asdict(row), "worker_startup": 7.0}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    assert read_rows([path]) == ([row], 7.0, startup)
+
+
+def test_per_layer_diff_sums_cycles_by_operator_kind_over_partitions(tmp_path):
+    import collections
+
+    from bench.per_layer_diff import Kind, cycles_by_kind, per_layer_files, render
+
+    header = "Original Operator,NNG Operator,Op Cycles,Name\n"
+    (tmp_path / "m_t_ours_0_per_layer.csv").write_text(header + "Slice,MemoryCopy,300,a\nConv2D,Conv2D,1000,b\n")
+    (tmp_path / "m_t_ours_1_per_layer.csv").write_text(header + "Conv2D,Conv2D,500,c\n")
+    (tmp_path / "m_t_peer_0_per_layer.csv").write_text(header + "Conv2D,Conv2D,1400,d\n")
+    ours = cycles_by_kind(per_layer_files(tmp_path, "m", "t", "ours"))
+    peer = cycles_by_kind(per_layer_files(tmp_path, "m", "t", "peer"))
+    assert (ours[("Conv2D", "Conv2D")].layers, ours[("Conv2D", "Conv2D")].cycles) == (2, 1500)
+    rendered = render(collections.defaultdict(Kind, ours), collections.defaultdict(Kind, peer)).splitlines()
+    assert rendered[1].startswith("Slice / MemoryCopy") and rendered[1].endswith("+300")  # largest difference first
+    assert rendered[-1].split()[-1] == "+400"
+
+
+def test_markdown_rows_give_a_failed_side_its_own_row(tmp_path):
+    import dataclasses
+    import json
+
+    from bench.markdown_rows import rows
+
+    ours = _report("ours", seconds=20.0, cycles=90, partitions=1, top1=4)
+    failed = SideReport("peer", error="RuntimeError: no TOSA for this op")
+    comparisons = [Comparison("regnet", "ethos-u55-128", ours, failed)]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"comparisons": [dataclasses.asdict(c) for c in comparisons]}))
+    (line,) = rows([path])
+    assert line.startswith("| regnet | U55-128 | ok / FAILED (RuntimeError: no TOSA for this op) | 1 / - |")
+    assert "| 90 / - |" in line and "| cos 0.9900, 0.1, 4/4 / - |" in line

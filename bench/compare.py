@@ -64,8 +64,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=",".join(BENCH_TARGETS),
         help=f"comma-separated Ethos-U targets (default: {','.join(BENCH_TARGETS)})",
     )
+    parser.add_argument(
+        "--pairs",
+        help="comma-separated MODEL@TARGET items to compare, in this order, instead of every model on every target",
+    )
     parser.add_argument("--calibration-samples", type=int, default=CALIBRATION_SAMPLES)
-    parser.add_argument("--json", type=Path, help="also write every number to this JSON file")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        help="also write every number to this JSON file (rewritten after each model and target, so a run cut "
+        "short keeps what it measured)",
+    )
     parser.add_argument(
         "--dump-dir",
         type=Path,
@@ -83,31 +92,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    models = _names(args.models, BENCH_MODELS, "model")
-    targets = _names(args.targets, BENCH_TARGETS, "target")
+    pairs = _pairs(args)
     torch.set_num_threads(TORCH_THREADS)
     saved_peer = _saved_peer_reports(_output_path(args.peer_from), args.calibration_samples)
     meta = _run_description(args.calibration_samples)
     if args.peer_from:
         meta["peer reports"] = f"reused from {args.peer_from} where it has the model and target"
     print("\n".join(f"{key}: {value}" for key, value in meta.items()), flush=True)
-    _warm_up(targets[0], args.calibration_samples)
+    _warm_up(pairs[0][1], args.calibration_samples)
 
     comparisons = []
-    for model in models:
-        for target in targets:
-            comparison = _compare(
-                model, target, args.calibration_samples, saved_peer.get((model, target)), _output_path(args.dump_dir)
-            )
-            comparisons.append(comparison)
-            print(f"\n{render_block(comparison)}", flush=True)
+    for model, target in pairs:
+        comparison = _compare(
+            model, target, args.calibration_samples, saved_peer.get((model, target)), _output_path(args.dump_dir)
+        )
+        comparisons.append(comparison)
+        print(f"\n{render_block(comparison)}", flush=True)
+        if args.json:
+            _write_json(_output_path(args.json), meta, comparisons, goal_verdicts(comparisons))
 
     verdicts = goal_verdicts(comparisons)
     print(f"\n== summary (ours / peer) ==\n{render_summary(comparisons)}")
     print(f"\n== goals ==\n{render_goals(verdicts)}")
     if args.json:
-        _write_json(_output_path(args.json), meta, comparisons, verdicts)
+        print(f"\nwrote {_output_path(args.json)}")
     return 0
+
+
+def _pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(model, target) in the order to compile them: --pairs as given, else every model on every target."""
+    if not args.pairs:
+        models = _names(args.models, BENCH_MODELS, "model")
+        targets = _names(args.targets, BENCH_TARGETS, "target")
+        return [(model, target) for model in models for target in targets]
+    items = [item.strip() for item in args.pairs.split(",") if item.strip()]
+    malformed = [item for item in items if item.count("@") != 1]
+    if malformed or not items:
+        raise SystemExit(f"--pairs wants MODEL@TARGET items, e.g. mv2@ethos-u55-128; got {', '.join(malformed) or '(none)'}")
+    pairs = [tuple(item.split("@")) for item in items]
+    _names(",".join(model for model, _ in pairs), BENCH_MODELS, "model")
+    _names(",".join(target for _, target in pairs), BENCH_TARGETS, "target")
+    return pairs
 
 
 def _names(text: str, known: dict[str, str] | tuple[str, ...], what: str) -> list[str]:
@@ -227,8 +252,10 @@ def _write_json(path: Path, meta: dict[str, str], comparisons: list[Comparison],
         "comparisons": [dataclasses.asdict(comparison) for comparison in comparisons],
         "goals": {goal: dataclasses.asdict(verdict) for goal, verdict in verdicts.items()},
     }
-    path.write_text(json.dumps(document, indent=2) + "\n")
-    print(f"\nwrote {path}")
+    # Written whole to a temporary name first, so a reader (or a cut) never sees half a file.
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(document, indent=2) + "\n")
+    partial.replace(path)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
     PYTHONPATH=. python -m bench.compile_time                       # every bench model, U55-128 and U85-256
     PYTHONPATH=. python -m bench.compile_time --models mv2 --targets ethos-u55-128
     PYTHONPATH=. python -m bench.compile_time --pairs mv2@ethos-u55-128,deit_tiny@ethos-u85-256 --json rows.jsonl
+    PYTHONPATH=. python -m bench.compile_time --pairs bert@ethos-u55-128 --peer-from zoo.json --json rows.jsonl
+    PYTHONPATH=. python -m bench.compile_time --rows rows.jsonl --peer-from zoo.json   # the table again, no compile
 
 bench.compare times the compile inside one process with the imports already paid. A build pays them too:
 - **cold**: each model in its own process, imports included, as the peer's scripts run and as our
@@ -14,6 +16,14 @@ bench.compare times the compile inside one process with the imports already paid
 Processes run one at a time, with one torch thread each, so the two sides share the machine alike; the
 load average is printed, since other work on a shared machine inflates both. Each figure is also taken
 in CPU seconds (the process's user + system time), which other work inflates far less than wall time.
+
+The peer needs up to an hour per model here. ``--peer-from`` takes its compile from a ``bench.compare
+--json`` run instead and *derives* its cold figure (bench/derived_peer.py: one measured start-up process
+for the imports and model loads, plus that run's in-process compile seconds); the table marks such
+figures "derived". ``--no-peer`` measures our side only, for a table rendered later with ``--rows``.
+Each model compiles with the calibration count of the compare run its peer figure is derived from, else
+the count its Bazel target uses (models/BUILD.bazel); ``--calibration-samples`` overrides both (a derived
+figure then needs the compare run's count to match).
 """
 
 from __future__ import annotations
@@ -30,10 +40,27 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.derived_peer import (
+    PeerCompile,
+    PeerStartup,
+    derived_cold_cpu_seconds,
+    derived_cold_seconds,
+    measure_peer_startup,
+    peer_compiles,
+)
 from bench.model_list import BENCH_MODELS, BENCH_TARGETS
 
 _ROOT = Path(__file__).resolve().parents[1]
-_CALIBRATION_SAMPLES = 16
+# Calibration samples of each model's arm_pte targets in models/BUILD.bazel (the build's cost); 16 otherwise.
+_BUILD_CALIBRATION_SAMPLES = {
+    "efficientnet_b0": 4,
+    **{model: 4 for model in ("deit_tiny", "mobilevit_xxs", "bert", "conformer", "mha_sequence", "llama",
+                              "squeezenet", "regnet", "convnext_atto", "kws_conv1d", "yolov8n")},
+}
+_DEFAULT_CALIBRATION_SAMPLES = 16
+# Issue 12's goals.
+COLD_GOAL = ("mv2", "ethos-u55-128", 0.25)  # our cold compile <= this x the peer's, on this model and target
+WARM_GOAL = 0.1  # a warm build of every model target <= this x the peer's cold builds
 
 # The peer compiles one model in a fresh process through bench.peer (the only place allowed to import it).
 _PEER_SCRIPT = """
@@ -50,12 +77,15 @@ class Row:
     model: str
     target: str
     ours_cold: float
-    peer_cold: float
+    peer_cold: float  # NaN: not measured in this run (derived later, or not known)
     ours_warm: float
-    load: float  # 1-minute load average after the row's three compiles
+    load: float  # 1-minute load average after the row's compiles
     ours_cold_cpu: float = math.nan
     peer_cold_cpu: float = math.nan
     ours_warm_cpu: float = math.nan
+    calibration_samples: int = _DEFAULT_CALIBRATION_SAMPLES
+    peer_source: str = "measured"  # or "derived (<compare JSON>)", or "" when there is no peer figure
+    peer_load: float = math.nan  # load average after the peer's compile, where it ran elsewhere
 
 
 def _environment() -> dict[str, str]:
@@ -86,14 +116,18 @@ def _timed_run(command: list[str], workdir: Path) -> tuple[float, float]:
     return seconds, cpu
 
 
-# arm.compile's --edge-route for our side (main's default unless --edge-route is given).
+def build_calibration_samples(model: str) -> int:
+    return _BUILD_CALIBRATION_SAMPLES.get(model, _DEFAULT_CALIBRATION_SAMPLES)
+
+
+# arm.compile's --edge-route for our side (arm.compile's default unless --edge-route is given).
 _EDGE_ROUTE: list[str] = []
 
 
-def _our_arguments(model: str, target: str, output: Path) -> list[str]:
+def _our_arguments(model: str, target: str, output: Path, samples: int) -> list[str]:
     return [
         "--model", BENCH_MODELS[model], "--target", target, "--output", str(output),
-        "--calibration-samples", str(_CALIBRATION_SAMPLES), *_EDGE_ROUTE,
+        "--calibration-samples", str(samples), *_EDGE_ROUTE,
     ]
 
 
@@ -124,62 +158,168 @@ class _Worker:
         self.process.wait(timeout=120)
 
 
-def measure(
-    pairs: list[tuple[str, str]], json_lines: Path | None = None, with_peer: bool = True
-) -> tuple[list[Row], float]:
-    """Per-(model, target) rows and the worker's start-up (import) seconds, measured by its first request.
+@dataclasses.dataclass(frozen=True)
+class Pair:
+    model: str
+    target: str
+    calibration_samples: int
+    run_peer: bool  # compile the peer cold in this run (else its figure is derived, or absent)
 
-    With ``json_lines``, each row is appended there as soon as it is measured, so a long run that is
+
+def measure(
+    pairs: list[Pair], json_lines: Path | None = None, derive_peer: bool = False
+) -> tuple[list[Row], float, PeerStartup | None]:
+    """Per-pair rows, the worker's start-up (import) seconds, measured by its first request, and, with
+    ``derive_peer``, the peer's start-up process (bench/derived_peer.py) for the pairs' models.
+
+    With ``json_lines``, each record is appended there as soon as it is measured, so a long run that is
     cut short keeps what it measured.
     """
     rows: list[Row] = []
+    peer_startup = None
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
+        if derive_peer:
+            models = list(dict.fromkeys(pair.model for pair in pairs))
+            peer_startup = measure_peer_startup(models, workdir, _environment())
+            print(f"peer start-up {peer_startup.seconds:.1f} s ({peer_startup.cpu_seconds:.1f} CPU s), model loads "
+                  f"{sum(peer_startup.model_load_seconds.values()):.1f} s (load {peer_startup.load:.1f})",
+                  file=sys.stderr, flush=True)
+            _append(json_lines, {"peer_startup": dataclasses.asdict(peer_startup)})
         worker = _Worker(workdir)
         # The first request pays the imports; a tiny model stands in so no bench model carries them.
         startup, _ = worker.compile(["--model", "models.small_cnn:model", "--target", "ethos-u55-128",
                                   "--output", str(workdir / "warm_up.pte"), "--calibration-samples", "1"])
-        for model, target in pairs:
+        for pair in pairs:
+            model, target, samples = pair.model, pair.target, pair.calibration_samples
             ours_cold, ours_cold_cpu = _timed_run(
-                [sys.executable, "-m", "arm.compile", *_our_arguments(model, target, workdir / "cold.pte")], workdir
-            )
-            peer_cold, peer_cold_cpu = _timed_run(
-                [sys.executable, "-c", _PEER_SCRIPT, BENCH_MODELS[model], target, str(_CALIBRATION_SAMPLES)],
+                [sys.executable, "-m", "arm.compile", *_our_arguments(model, target, workdir / "cold.pte", samples)],
                 workdir,
-            ) if with_peer else (math.nan, math.nan)
-            ours_warm, ours_warm_cpu = worker.compile(_our_arguments(model, target, workdir / "warm.pte"))
+            )
+            peer_cold, peer_cold_cpu = math.nan, math.nan
+            if pair.run_peer:
+                peer_cold, peer_cold_cpu = _timed_run(
+                    [sys.executable, "-c", _PEER_SCRIPT, BENCH_MODELS[model], target, str(samples)], workdir
+                )
+            ours_warm, ours_warm_cpu = worker.compile(_our_arguments(model, target, workdir / "warm.pte", samples))
             row = Row(model, target, ours_cold, peer_cold, ours_warm, os.getloadavg()[0],
-                      ours_cold_cpu, peer_cold_cpu, ours_warm_cpu)
+                      ours_cold_cpu, peer_cold_cpu, ours_warm_cpu, samples, "measured" if pair.run_peer else "")
             rows.append(row)
-            print(f"{model} {target}: ours cold {ours_cold:.1f} s ({ours_cold_cpu:.1f} CPU s), peer cold "
-                  f"{peer_cold:.1f} s ({peer_cold_cpu:.1f}), ours warm {ours_warm:.1f} s ({ours_warm_cpu:.1f}) "
-                  f"(load {row.load:.1f})", file=sys.stderr, flush=True)
-            if json_lines is not None:
-                with json_lines.open("a") as stream:
-                    stream.write(json.dumps({**dataclasses.asdict(row), "worker_startup": startup}) + "\n")
+            print(f"{model} {target} ({samples} calibration samples): ours cold {ours_cold:.1f} s "
+                  f"({ours_cold_cpu:.1f} CPU s), peer cold {peer_cold:.1f} s ({peer_cold_cpu:.1f}), ours warm "
+                  f"{ours_warm:.1f} s ({ours_warm_cpu:.1f}) (load {row.load:.1f})", file=sys.stderr, flush=True)
+            _append(json_lines, {**dataclasses.asdict(row), "worker_startup": startup})
         worker.close()
-    return rows, startup
+    return rows, startup, peer_startup
+
+
+def _append(json_lines: Path | None, record: dict) -> None:
+    if json_lines is not None:
+        with json_lines.open("a") as stream:
+            stream.write(json.dumps(record) + "\n")
+
+
+def read_rows(paths: list[Path]) -> tuple[list[Row], float, PeerStartup | None]:
+    """Rows, a worker start-up and the last peer start-up of JSON-lines files measure() wrote.
+
+    A later row of the same model and target replaces an earlier one. A build starts one worker, so
+    the warm build counts one start-up: the largest of the runs read (the conservative choice).
+    """
+    rows, startups, peer_startup = {}, [0.0], None
+    fields = {field.name for field in dataclasses.fields(Row)}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if "peer_startup" in record:
+                peer_startup = PeerStartup(**record["peer_startup"])
+                continue
+            startups.append(record.get("worker_startup") or 0.0)
+            row = Row(**{key: value for key, value in record.items() if key in fields})
+            rows[(row.model, row.target)] = row
+    return list(rows.values()), max(startups), peer_startup
+
+
+def with_derived_peer(rows: list[Row], startup: PeerStartup | None, compiles: dict[tuple[str, str], PeerCompile]) -> list[Row]:
+    """``rows`` with the peer's cold figure derived (bench/derived_peer.py) where this run did not measure it."""
+    resolved = []
+    for row in rows:
+        compile_ = compiles.get((row.model, row.target))
+        if math.isnan(row.peer_cold) and startup is not None and compile_ is not None:
+            if compile_.calibration_samples != row.calibration_samples:
+                print(f"{row.model} {row.target}: {compile_.source} compiled the peer with "
+                      f"{compile_.calibration_samples} calibration samples, ours with {row.calibration_samples}: "
+                      "no derived figure", file=sys.stderr)
+            else:
+                seconds = derived_cold_seconds(startup, compile_, row.model)
+                if seconds is not None:
+                    cpu = derived_cold_cpu_seconds(startup, compile_, row.model)
+                    row = dataclasses.replace(
+                        row, peer_cold=seconds, peer_source=f"derived ({compile_.source})",
+                        peer_load=math.nan if compile_.load is None else compile_.load,
+                        peer_cold_cpu=math.nan if cpu is None else cpu,
+                    )
+        resolved.append(row)
+    return resolved
+
+
+def _ratio(ours: float, peer: float) -> str:
+    return "-" if math.isnan(peer) or not peer else f"{ours / peer:.2f}"
+
+
+def _seconds(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.1f}"
+
+
+def _peer_load(row: Row) -> str:
+    # A peer measured in the row's own run ran at the row's load.
+    return "same" if row.peer_source == "measured" else _seconds(row.peer_load)
 
 
 def table(rows: list[Row], startup: float) -> str:
     lines = [
-        "| model | target | ours cold s | peer cold s | cold ratio | ours warm s | warm ratio | CPU s ours cold / "
-        "peer cold / ours warm | load |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| model | target | cal. | ours cold s | peer cold s | peer figure | cold ratio | ours warm s | warm ratio "
+        f"(goal <= {WARM_GOAL}) | CPU s ours cold / peer cold / ours warm | load ours / peer |",
+        "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
+        warm = _ratio(row.ours_warm, row.peer_cold)
+        verdict = "" if warm == "-" else (" PASS" if float(warm) <= WARM_GOAL else " FAIL")
         lines.append(
-            f"| {row.model} | {row.target} | {row.ours_cold:.1f} | {row.peer_cold:.1f} | "
-            f"{row.ours_cold / row.peer_cold:.2f} | {row.ours_warm:.1f} | {row.ours_warm / row.peer_cold:.2f} | "
-            f"{row.ours_cold_cpu:.1f} / {row.peer_cold_cpu:.1f} / {row.ours_warm_cpu:.1f} | {row.load:.1f} |"
+            f"| {row.model} | {row.target} | {row.calibration_samples} | {row.ours_cold:.1f} | "
+            f"{_seconds(row.peer_cold)} | {row.peer_source or 'none'} | {_ratio(row.ours_cold, row.peer_cold)} | "
+            f"{row.ours_warm:.1f} | {warm}{verdict} | {_seconds(row.ours_cold_cpu)} / {_seconds(row.peer_cold_cpu)} / "
+            f"{_seconds(row.ours_warm_cpu)} | {row.load:.1f} / {_peer_load(row)} |"
         )
-    warm_build = startup + sum(row.ours_warm for row in rows)
-    peer_build = sum(row.peer_cold for row in rows)
-    lines.append(
-        f"| all | | {sum(r.ours_cold for r in rows):.1f} | {peer_build:.1f} | "
-        f"{sum(r.ours_cold for r in rows) / peer_build:.2f} | {warm_build:.1f} (incl. {startup:.1f} start-up) | "
-        f"{warm_build / peer_build:.2f} | | |"
-    )
+    paired = [row for row in rows if not math.isnan(row.peer_cold)]
+    if paired:
+        warm_build = startup + sum(row.ours_warm for row in paired)
+        peer_build = sum(row.peer_cold for row in paired)
+        ours_cold = sum(row.ours_cold for row in paired)
+        lines.append(
+            f"| all {len(paired)} with a peer figure | | | {ours_cold:.1f} | {peer_build:.1f} | | "
+            f"{ours_cold / peer_build:.2f} | {warm_build:.1f} (incl. {startup:.1f} start-up) | "
+            f"{warm_build / peer_build:.2f} | | |"
+        )
+    return "\n".join(lines)
+
+
+def goals(rows: list[Row], startup: float) -> str:
+    """Issue 12's two goals against ``rows``: PASS / FAIL with the ratio and how far from the goal."""
+    model, target, cold_goal = COLD_GOAL
+    lines = []
+    main = [row for row in rows if (row.model, row.target) == (model, target) and not math.isnan(row.peer_cold)]
+    for row in main:
+        ratio = row.ours_cold / row.peer_cold
+        cpu = "" if math.isnan(row.peer_cold_cpu) else f"; in CPU seconds {row.ours_cold_cpu / row.peer_cold_cpu:.2f}x"
+        lines.append(f"{model} {target} cold <= {cold_goal}x the peer: {'PASS' if ratio <= cold_goal else 'FAIL'}, "
+                     f"{ratio:.2f}x ({ratio / cold_goal:.1f}x the goal; peer {row.peer_source}{cpu})")
+    if not main:
+        lines.append(f"{model} {target} cold <= {cold_goal}x the peer: NOT MEASURED")
+    paired = [row for row in rows if not math.isnan(row.peer_cold)]
+    if paired:
+        ratio = (startup + sum(row.ours_warm for row in paired)) / sum(row.peer_cold for row in paired)
+        lines.append(f"warm build of {len(paired)} model targets <= {WARM_GOAL}x the peer's cold builds: "
+                     f"{'PASS' if ratio <= WARM_GOAL else 'FAIL'}, {ratio:.2f}x ({ratio / WARM_GOAL:.1f}x the goal)")
     return "\n".join(lines)
 
 
@@ -188,26 +328,65 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(BENCH_MODELS), help="comma-separated short names")
     parser.add_argument("--targets", default=",".join(BENCH_TARGETS), help="comma-separated targets")
     parser.add_argument("--pairs", help="comma-separated MODEL@TARGET, instead of every model on every target")
+    parser.add_argument("--calibration-samples", type=int,
+                        help="for every model (default: the --peer-from run's count for its pairs, else the count "
+                        "the model's Bazel target uses, 4 or 16)")
     parser.add_argument("--json", type=Path, help="append each row to this file (JSON lines) as it is measured")
+    parser.add_argument("--peer-from", type=Path, action="append", default=[],
+                        help="a bench.compare --json file (repeatable): the peer's cold figure of its pairs is "
+                        "derived from it instead of compiled again (bench/derived_peer.py)")
+    parser.add_argument("--no-peer", action="store_true",
+                        help="compile only our side; pairs without a --peer-from figure get none")
+    parser.add_argument("--rows", type=Path, action="append", default=[],
+                        help="render the table of these --json files (repeatable) instead of measuring")
     parser.add_argument("--edge-route", choices=("to_edge", "in_place"), help="our side's arm.compile --edge-route")
-    parser.add_argument("--no-peer", action="store_true", help="time our side only (peer columns are nan)")
     args = parser.parse_args(argv)
     if args.edge_route:
         _EDGE_ROUTE[:] = ["--edge-route", args.edge_route]
+    compiles = peer_compiles(args.peer_from)
+    if args.rows:
+        rows, startup, peer_startup = read_rows(args.rows)
+    else:
+        pairs = _pairs(parser, args, compiles)
+        # The start-up is measured whenever a pair's peer is not compiled here, so that a later --rows
+        # rendering with another --peer-from can still derive its figure; a run appending to a --json
+        # file that already holds one (a run resumed after a cut) keeps that one.
+        earlier = read_rows([args.json])[2] if args.json and args.json.exists() else None
+        derive = any(not pair.run_peer for pair in pairs) and earlier is None
+        rows, startup, peer_startup = measure(pairs, args.json, derive_peer=derive)
+        peer_startup = peer_startup or earlier
+    rows = with_derived_peer(rows, peer_startup, compiles)
+    if peer_startup is not None:
+        print(f"peer start-up (derived figures): {peer_startup.seconds:.1f} s wall, {peer_startup.cpu_seconds:.1f} "
+              f"CPU s, load {peer_startup.load:.1f}; model loads: " + ", ".join(
+                  f"{model} {seconds:.1f} s" for model, seconds in peer_startup.model_load_seconds.items()))
+    print(table(rows, startup))
+    print(goals(rows, startup))
+    return 0
+
+
+def _pairs(parser: argparse.ArgumentParser, args: argparse.Namespace,
+           compiles: dict[tuple[str, str], PeerCompile]) -> list[Pair]:
     if args.pairs:
-        pairs = [tuple(pair.split("@", 1)) for pair in args.pairs.split(",") if pair]
-        malformed = [pair for pair in pairs if len(pair) != 2]
+        items = [tuple(item.split("@", 1)) for item in args.pairs.split(",") if item]
+        malformed = [item for item in items if len(item) != 2]
         if malformed:
             parser.error(f"--pairs wants MODEL@TARGET items, got {malformed}")
     else:
         targets = [target for target in args.targets.split(",") if target]
-        pairs = [(model, target) for model in args.models.split(",") if model for target in targets]
-    unknown = sorted({model for model, _ in pairs if model not in BENCH_MODELS})
+        items = [(model, target) for model in args.models.split(",") if model for target in targets]
+    unknown = sorted({model for model, _ in items if model not in BENCH_MODELS})
     if unknown:
         parser.error(f"unknown models {unknown}; known: {', '.join(BENCH_MODELS)}")
-    rows, startup = measure(pairs, args.json, with_peer=not args.no_peer)
-    print(table(rows, startup))
-    return 0
+    pairs = []
+    for model, target in items:
+        # The compare run's count where the peer's figure comes from one, so that the figure can be derived.
+        compile_ = compiles.get((model, target))
+        samples = args.calibration_samples or (compile_.calibration_samples if compile_ else None)
+        samples = samples or build_calibration_samples(model)
+        derived = compile_ is not None and compile_.calibration_samples == samples
+        pairs.append(Pair(model, target, samples, run_peer=not derived and not args.no_peer))
+    return pairs
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ class CompiledProgram:
         quantized_module: the converted pt2e module, the torch-side reference of the integer delegate.
         cpu_reasons: why the flow left each non-q/dq node on the CPU, where the flow says so.
         vela_per_layer: Vela's per-layer CSV of each partition (same order), for ``--dump-dir``.
+        cpu_seconds: CPU seconds (user + system, all threads of the process) of the same span as
+            ``stage_seconds``; other work on a shared machine inflates them far less than wall time.
     """
 
     pte: bytes
@@ -36,6 +38,7 @@ class CompiledProgram:
     quantized_module: torch.fx.GraphModule
     cpu_reasons: tuple[str, ...] = ()
     vela_per_layer: list[str] = dataclasses.field(default_factory=list)
+    cpu_seconds: float | None = None
 
     @property
     def seconds(self) -> float:

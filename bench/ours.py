@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.ops.common import registry
@@ -15,10 +17,13 @@ def warm_up() -> None:
 
 
 def compile_ours(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+    cpu_start = time.process_time()
     with backends_of("arm"):
         result = run_flow(spec, resolve_target(target), calibration_samples=calibration_samples, progress=False)
+    cpu_seconds = time.process_time() - cpu_start
     return CompiledProgram(
         pte=result.pte,
+        cpu_seconds=cpu_seconds,
         stage_seconds=dict(result.stage_seconds),
         tosa_flatbuffers=[tosa.flatbuffer for tosa in result.artifacts.tosa],
         vela_summaries=[vela.summary_csv for vela in result.artifacts.vela],

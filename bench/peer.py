@@ -47,29 +47,30 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
     samples = spec.calibration_inputs[:calibration_samples]
     module = spec.module.eval()
     seconds: dict[str, float] = {}
+    cpu_seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-peer-") as workdir:
         compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
         compile_spec.dump_intermediate_artifacts_to(workdir)
         quantizer = EthosUQuantizer(compile_spec)
         quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
 
-        with _timed(seconds, "export"):
+        with _timed(seconds, cpu_seconds, "export"):
             exported = torch.export.export(module, spec.example_inputs)
-        with _timed(seconds, "quantize"):
+        with _timed(seconds, cpu_seconds, "quantize"):
             prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
             with torch.no_grad():
                 for sample in samples:
                     prepared(*sample)
             quantized = convert_pt2e(prepared)
-        with _timed(seconds, "re-export"):
+        with _timed(seconds, cpu_seconds, "re-export"):
             exported = torch.export.export(quantized, spec.example_inputs)
-        with _timed(seconds, "lower"), backends_of("executorch.backends.arm"):
+        with _timed(seconds, cpu_seconds, "lower"), backends_of("executorch.backends.arm"):
             edge = to_edge_transform_and_lower(
                 exported,
                 partitioner=[EthosUPartitioner(compile_spec)],
                 compile_config=EdgeCompileConfig(_check_ir_validity=False),
             )
-        with _timed(seconds, "serialize"), backends_of("executorch.backends.arm"):
+        with _timed(seconds, cpu_seconds, "serialize"), backends_of("executorch.backends.arm"):
             pte = edge.to_executorch().buffer
 
         tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
@@ -77,6 +78,7 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
     return CompiledProgram(
         pte=pte,
         stage_seconds=seconds,
+        cpu_seconds=sum(cpu_seconds.values()),
         tosa_flatbuffers=tosa_flatbuffers,
         vela_summaries=[summary for summary, _ in reports],
         quantized_module=quantized,
@@ -117,10 +119,11 @@ def _summary_only(tosa: bytes, spec: OurEthosUCompileSpec) -> str:
 
 
 @contextlib.contextmanager
-def _timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
-    start = time.perf_counter()
+def _timed(seconds: dict[str, float], cpu_seconds: dict[str, float], stage: str) -> Iterator[None]:
+    start, cpu_start = time.perf_counter(), time.process_time()
     yield
     seconds[stage] = time.perf_counter() - start
+    cpu_seconds[stage] = time.process_time() - cpu_start
 
 
 def _dumped_tosa_files(workdir: Path) -> list[Path]:

@@ -53,6 +53,7 @@ _ROWS: tuple[_Row, ...] = (
         (f"  {stage}", lambda r, stage=stage: _number(r.stage_seconds.get(stage)), None)
         for stage in STAGES
     ),
+    ("compile CPU s", lambda r: _number(r.cpu_seconds), lambda r: r.cpu_seconds),
     ("load average after compile", lambda r: _number(r.load_average), None),
     (".pte bytes", lambda r: _integer(r.pte_bytes), None),
     ("partitions", lambda r: _integer(r.partitions), None),
