@@ -32,12 +32,14 @@ from arm.artifacts import TosaArtifact
 from arm.report.layer_error import _Probe, _Recorder, find_layers, find_probes
 from arm.report.tosa_probes import (
     OperatorInfo,
+    TensorInfo,
     TosaProbeError,
     operator_table,
     run_graph,
     run_with_probes,
     segment,
     segment_operators,
+    tensor_names,
     tensor_table,
 )
 
@@ -99,6 +101,7 @@ class _Segment:
     probe: _Probe
     graph: bytes
     reads: tuple[str, ...]  # the segment's inputs, in feeding order
+    read_info: tuple[TensorInfo, ...]
     operators: tuple[OperatorInfo, ...]
 
 
@@ -151,8 +154,7 @@ def bisect_layers(
                         feeds.append(recorder.values[source].numpy())
                     else:
                         feeds.append(expected[probe_layer[(item.probe.partition, tensor)]])
-                table = tensor_table(item.graph)
-                feeds = [value.reshape(table[name].shape).astype(table[name].dtype) for name, value in zip(item.reads, feeds)]
+                feeds = [value.reshape(info.shape).astype(info.dtype) for info, value in zip(item.read_info, feeds)]
                 (result,) = run_graph(item.graph, feeds)
                 local[item.layer].add(result.reshape(expected[item.layer].shape), expected[item.layer])
 
@@ -215,6 +217,8 @@ def _segments(
     segments = []
     for partition, artifact in enumerate(artifacts):
         operators = operator_table(artifact.flatbuffer)
+        names = tensor_names(artifact.flatbuffer)
+        table = tensor_table(artifact.flatbuffer)
         inputs = {tensor for tensor, _ in partition_inputs[partition]}
         boundary = inputs | {probe.tensor for probe in probes.values() if probe.partition == partition}
         for layer, probe in probes.items():
@@ -224,10 +228,10 @@ def _segments(
             if not kept or any(name not in boundary for name in reads):
                 continue  # the probe is a partition input, or reads something no layer holds
             try:
-                graph = segment(artifact.flatbuffer, reads, [probe.tensor])
+                graph = segment(artifact.flatbuffer, reads, [probe.tensor], operators, names)
             except TosaProbeError:
                 continue
-            segments.append(_Segment(layer, probe, graph, tuple(reads), tuple(kept)))
+            segments.append(_Segment(layer, probe, graph, tuple(reads), tuple(table[name] for name in reads), tuple(kept)))
     return segments
 
 

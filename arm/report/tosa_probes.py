@@ -202,20 +202,29 @@ def segment_operators(
     return [needed[index] for index in sorted(needed)], sorted(set(reads))
 
 
-def segment(flatbuffer: bytes, inputs: Sequence[str], outputs: Sequence[str]) -> bytes:
+def segment(
+    flatbuffer: bytes,
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    operators: Sequence[OperatorInfo] | None = None,
+    tensor_names: Sequence[str] | None = None,
+) -> bytes:
     """The sub-graph that computes ``outputs`` from ``inputs``: the same buffer with its operator list cut
     down in place and new input and output lists appended, so every kept operator and tensor is byte
     for byte the graph's own (unused tensors stay declared; the reference model ignores them).
 
     Every path from a graph input to ``outputs`` must pass through ``inputs`` (see segment_operators).
+    ``operators`` and ``tensor_names`` (the block's tensor names in order) save re-reading a graph that
+    is cut many times.
     """
-    operators = operator_table(flatbuffer)
+    operators = operator_table(flatbuffer) if operators is None else operators
     kept, reads = segment_operators(operators, outputs, set(inputs))
     if stray := sorted(set(reads) - set(inputs)):
         raise TosaProbeError(f"{', '.join(outputs)} also depend(s) on {', '.join(stray)}, which is not a segment input")
     block = _block(flatbuffer)
     used = {name for operator in kept for name in (*operator.inputs, *operator.outputs)} | set(inputs) | set(outputs)
-    tensor_indices = [index for index in range(block.TensorsLength()) if block.Tensors(index).Name().decode() in used]
+    names = _tensor_names(block) if tensor_names is None else tensor_names
+    tensor_indices = [index for index, name in enumerate(names) if name in used]
     shape_indices = [index for index in range(block.ShapesLength()) if block.Shapes(index).Name().decode() in used]
     out = bytearray(flatbuffer)
     # The reference model refuses tensors nothing reads or writes: both lists are cut down.
@@ -226,6 +235,15 @@ def segment(flatbuffer: bytes, inputs: Sequence[str], outputs: Sequence[str]) ->
     _point(out, _field_position(block, _BLOCK_INPUTS_SLOT, "input list"), _append_string_vector(out, list(inputs)))
     _point(out, _field_position(block, _BLOCK_OUTPUTS_SLOT, "output list"), _append_string_vector(out, list(outputs)))
     return bytes(out)
+
+
+def _tensor_names(block) -> list[str]:
+    return [block.Tensors(index).Name().decode() for index in range(block.TensorsLength())]
+
+
+def tensor_names(flatbuffer: bytes) -> list[str]:
+    """The block's tensor names in their stored order."""
+    return _tensor_names(_block(flatbuffer))
 
 
 def run_graph(flatbuffer: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
