@@ -123,6 +123,8 @@ def bisect_layers(
         first = _Recorder(quantized, keep)
         first.run(*samples[0])
     probes = _matching_probes(probes, artifacts, by_name, first.values)
+    probes = _consistent_probes(probes, _segments(artifacts, probes, partition_inputs),
+                                _carried(first, artifacts, partition_inputs, probes, by_name))  # fmt: skip
     segments = _segments(artifacts, probes, partition_inputs)
     source_of_input = {
         (partition, tensor): source for partition, pairs in enumerate(partition_inputs) for tensor, source in pairs
@@ -136,16 +138,8 @@ def bisect_layers(
             recorder = _Recorder(quantized, keep)
             recorder.run(*sample)
             expected = {layer: _ints(recorder, by_name[layer].quantize, probe) for layer, probe in probes.items()}
-            for partition, (artifact, pairs) in enumerate(zip(artifacts, partition_inputs)):
-                if any(source not in recorder.values for _, source in pairs):
-                    continue
-                feeds = [recorder.values[source].numpy().astype(io.dtype).reshape(io.shape)
-                         for (_, source), io in zip(pairs, artifact.inputs)]  # fmt: skip
-                wanted = [probe.tensor for probe in probes.values() if probe.partition == partition]
-                whole = run_with_probes(artifact.flatbuffer, feeds, wanted)
-                for layer, probe in probes.items():
-                    if probe.partition == partition:
-                        carried[layer].add(whole[probe.tensor], expected[layer])
+            for layer, steps in _carried(recorder, artifacts, partition_inputs, probes, by_name).items():
+                carried[layer].add(*steps)
             for item in segments:
                 feeds = []
                 for tensor in item.reads:
@@ -181,6 +175,58 @@ def bisect_layers(
             )
         )
     return sorted(rows, key=lambda row: row.depth)
+
+
+def _carried(
+    recorder: _Recorder,
+    artifacts: Sequence[TosaArtifact],
+    partition_inputs: list[list[tuple[str, str]]],
+    probes: dict[str, _Probe],
+    by_name: dict,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per probed layer, (the whole partition's value, the quantized torch model's) for one sample."""
+    pairs_of_layer = {}
+    for partition, (artifact, pairs) in enumerate(zip(artifacts, partition_inputs)):
+        if any(source not in recorder.values for _, source in pairs):
+            continue
+        feeds = [recorder.values[source].numpy().astype(io.dtype).reshape(io.shape)
+                 for (_, source), io in zip(pairs, artifact.inputs)]  # fmt: skip
+        wanted = [probe.tensor for probe in probes.values() if probe.partition == partition]
+        whole = run_with_probes(artifact.flatbuffer, feeds, wanted)
+        for layer, probe in probes.items():
+            if probe.partition == partition:
+                pairs_of_layer[layer] = (whole[probe.tensor], _ints(recorder, by_name[layer].quantize, probe))
+    return pairs_of_layer
+
+
+def _consistent_probes(
+    probes: dict[str, _Probe], segments: Sequence[_Segment], carried: dict[str, tuple[np.ndarray, np.ndarray]]
+) -> dict[str, _Probe]:
+    """Drops probes whose tensor evidently holds another layer.
+
+    Export renumbers nodes, so a name can lead the provenance to a different node of the same name
+    (a transpose's tensor named after another transpose). Such a probe is far off the quantized model in
+    the whole graph while every layer reading it is close: an error cannot vanish through the exact
+    reshapes and transposes that follow one, whereas a real fault is carried on.
+    """
+
+    def mean_steps(layer: str) -> float:
+        delegate, expected = carried[layer]
+        return float(np.mean(np.abs(delegate.astype(np.int64) - expected.astype(np.int64))))
+
+    tensor_layer = {(probe.partition, probe.tensor): layer for layer, probe in probes.items()}
+    readers: dict[str, list[str]] = collections.defaultdict(list)
+    for item in segments:
+        for tensor in item.reads:
+            source = tensor_layer.get((item.probe.partition, tensor))
+            if source is not None:
+                readers[source].append(item.layer)
+    wrong = {
+        layer for layer in probes
+        if layer in carried and readers[layer] and mean_steps(layer) > 1.0
+        and all(reader in carried and 4 * mean_steps(reader) + 1 < mean_steps(layer) for reader in readers[layer])
+    }  # fmt: skip
+    return {layer: probe for layer, probe in probes.items() if layer not in wrong}
 
 
 def _ints(recorder: _Recorder, quantize: str, probe: _Probe) -> np.ndarray:
