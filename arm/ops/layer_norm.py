@@ -62,8 +62,6 @@ _UNIT_WEIGHT = 127
 MAX_NORMALIZED_ELEMENTS = 1 << 16
 # Finer than any int8 output needs (an output step is at least ~2**-8 of the normalized range).
 _MAX_FRACTION_BITS = 15
-# Bits below u's grid the two terms of u keep before its one rounding.
-_EXTRA_BITS = 3
 
 
 def _normalized_count(node: Node) -> int:
@@ -234,14 +232,11 @@ def normalize_rows_int(
     # u = x * N * M / 2**(30 - F) - S * M / 2**(30 - F); A = N * M / 2**count_bits stays below 2**30.
     count_bits = _count_bits(count)
     x_shift = _INVERSE_BITS - fraction_bits - count_bits
-    # Both terms keep `extra` more bits than u (as far as int32 holds them) and the int16 RESCALE rounds
-    # once, instead of each term rounding to u's grid.
-    extra = max(0, min(_EXTRA_BITS, 23 - fraction_bits - count_bits))
     scaled_count = ints.mul(inverse, count_value, "scaled_count", shift=count_bits)
-    offset = ints.mul(total, inverse, "offset", shift=_INVERSE_BITS - fraction_bits - extra)
-    product = ints.mul(wide, scaled_count, "scaled_x", shift=x_shift - extra)
+    offset = ints.mul(total, inverse, "offset", shift=_INVERSE_BITS - fraction_bits)
+    product = ints.mul(wide, scaled_count, "scaled_x", shift=x_shift)
     normalized_value = rescale(graph, ints.sub(product, offset, "centered"), name=f"{name}_normalized",
-                               scales=[2.0**-extra], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
+                               scales=[1.0], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
     return normalized_value, fraction_bits
 
 
