@@ -177,7 +177,12 @@ def find_probes(
             quantize = next((user for user in node.users if is_quantize(user)), None)
             if layer is None or quantize is None:
                 continue
-            probe = _probe(tensors, partition, (quantize.name, node.name))
+            # getitem (of native_layer_norm, max_pool2d_with_indices, ...) makes no tensor of its own:
+            # its source's tensor holds the value.
+            names = [quantize.name, node.name]
+            if "getitem" in str(node.target) and isinstance(node.args[0], Node):
+                names.append(node.args[0].name)
+            probe = _probe(tensors, partition, names)
             if probe is not None and layer not in probes:
                 probes[layer] = probe
     return probes, inputs

@@ -5,12 +5,15 @@
   the partitioner's reason;
 - error: the last layer's SQNR equals the one computed from PyTorch's float and quantized modules
   called directly, and from the TOSA reference model run on the unmodified delegate graph;
-- a layer whose quantization scale is made 8x too fine (it saturates) is the one the report singles out.
+- a layer whose quantization scale is made 8x too fine (it saturates) is the one the report singles out;
+- bisection (arm.report.bisect): a cut TOSA graph recomputes the whole graph's values bit for bit, and a
+  RESCALE multiplier broken in the delegate's graph is found at its layer and nowhere else.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 
@@ -25,7 +28,18 @@ from arm.flow import _quantize, resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.report.build import build_report
 from arm.report.page import find_chart_library, render_html
-from arm.report.tosa_probes import graph_outputs, run_with_probes, tensor_table
+from arm.report.bisect import bisect_layers, format_table
+from arm.report.tosa_probes import (
+    TosaProbeError,
+    graph_outputs,
+    operator_table,
+    run_graph,
+    run_with_probes,
+    segment,
+    segment_operators,
+    tensor_table,
+)
+from tosa import TosaGraph
 from models.small_cnn import model as small_cnn
 
 SAMPLES = 4
@@ -225,3 +239,65 @@ def test_cpu_island_between_two_partitions():
     assert second and all(error.sqnr_delegate_db is not None and error.lsb_max <= 1 for error in second)
     assert next(error.where for error in report.errors if error.layer == "where") == "CPU"
 
+
+
+def test_segments_recompute_the_graph_bit_exactly(compiled, spec):
+    """A segment fed the whole graph's own values at its cut gives what the whole graph gives."""
+    result, _ = compiled
+    (artifact,) = result.artifacts.tosa
+    x = artifact.inputs[0].quantize(spec.calibration_inputs[0][0].numpy())
+    operators = operator_table(artifact.flatbuffer)
+    (output,) = graph_outputs(artifact.flatbuffer)
+    table = tensor_table(artifact.flatbuffer)
+    cut = [op.outputs[0] for op in operators if op.op == "RESCALE" and table[op.outputs[0]].dtype == np.int8][2]
+    whole = run_with_probes(artifact.flatbuffer, [x], [cut])
+    kept, reads = segment_operators(operators, [output], {cut})
+    assert cut in reads and 0 < len(kept) < len(operators)
+    feeds = [whole[cut] if name == cut else x for name in reads]
+    (alone,) = run_graph(segment(artifact.flatbuffer, reads, [output]), feeds)
+    np.testing.assert_array_equal(alone.reshape(-1), whole[output].reshape(-1))
+    # A segment that would need a tensor it is not given is refused.
+    with pytest.raises(TosaProbeError, match="not a segment input"):
+        segment(artifact.flatbuffer, [], [output])
+
+
+def _with_multiplier_scaled(flatbuffer: bytes, rescale_output: str, factor: float) -> bytes:
+    """The graph with the RESCALE writing ``rescale_output`` given multipliers ``factor`` times its own."""
+    (operator,) = [op for op in operator_table(flatbuffer) if op.op == "RESCALE" and op.outputs[0] == rescale_output]
+    multiplier = operator.inputs[1]
+    block = TosaGraph.TosaGraph.GetRootAs(flatbuffer, 0).Regions(0).Blocks(0)
+    (tensor,) = [block.Tensors(i) for i in range(block.TensorsLength()) if block.Tensors(i).Name().decode() == multiplier]
+    data = tensor._tab.Vector(tensor._tab.Offset(10))  # TosaTensor.data (field slot 10)
+    values = np.frombuffer(flatbuffer, np.int32, tensor.DataLength() // 4, data)
+    out = bytearray(flatbuffer)
+    out[data : data + values.nbytes] = np.round(values * factor).astype(np.int32).tobytes()
+    return bytes(out)
+
+
+def test_bisect_names_the_layer_whose_lowering_is_wrong(compiled, spec):
+    """One layer's RESCALE multiplier made 0.8x in the TOSA graph: the bisection puts all the local error
+    there, while the layers above it and the clean graph stay within a step of the quantized model."""
+    result, _ = compiled
+    samples = spec.calibration_inputs[:SAMPLES]
+    clean = bisect_layers(result.quantized_module, result.edge_graph, result.artifacts.tosa, samples)
+    assert len(clean) >= 5 and all(row.local_max <= 1 for row in clean)
+
+    (artifact,) = result.artifacts.tosa
+    broken_row = next(row for row in clean if row.layer == MIS_SCALED_LAYER)
+    broken_tensor = _rescale_feeding(artifact.flatbuffer, broken_row.tensor)
+    broken = dataclasses.replace(artifact, flatbuffer=_with_multiplier_scaled(artifact.flatbuffer, broken_tensor, 0.8))
+    rows = bisect_layers(result.quantized_module, result.edge_graph, [broken], samples)
+    worst = max(rows, key=lambda row: row.local_mean)
+    assert worst.layer == MIS_SCALED_LAYER and worst.local_mean > 2
+    assert all(row.local_max <= 1 for row in rows if row.layer != MIS_SCALED_LAYER)
+    # The whole graph carries the error on: the last layer is off although its own lowering is right.
+    assert rows[-1].carried_max > 1 and rows[-1].local_max <= 1
+    print(format_table(rows))
+
+
+def _rescale_feeding(flatbuffer: bytes, tensor: str) -> str:
+    """The output of the last RESCALE on the way to ``tensor`` (through reshapes, transposes, clamps)."""
+    producer = {name: op for op in operator_table(flatbuffer) for name in op.outputs}
+    while producer[tensor].op != "RESCALE":
+        tensor = producer[tensor].inputs[0]
+    return tensor

@@ -29,6 +29,9 @@ class OpTestCase:
     ``steps_from_quantized`` is how many output steps the delegate may be from the quantized module:
     one (both round the same real value) unless the lowering approximates by design, as an int16
     TABLE does by interpolating between entries 128 input codes apart (common/table.py).
+    ``differing_from_quantized`` is the largest share of output elements that may be a step off at all:
+    a lowering that computes the quantized module's real value with too little precision rounds it
+    the other way now and then, which a one-step bound cannot see but a deep network amplifies.
     """
 
     module: torch.nn.Module
@@ -38,6 +41,7 @@ class OpTestCase:
     quantization: Callable[[], QuantizationConfig] | None = None
     known_departures: Mapping[str, str] = dataclasses.field(default_factory=dict)
     steps_from_quantized: float = 1.0
+    differing_from_quantized: float = 1.0
 
     def calibration_inputs(self) -> list[tuple[torch.Tensor, ...]]:
         return [self.inputs, *self.calibration]
