@@ -19,6 +19,9 @@ operators and all exact arithmetic on the statistics happens per row. With ``x``
 4. The weight and bias are a 1x1 DEPTHWISE_CONV2D over the N channels (int16 x int8 into int48):
    each weight's magnitude goes into its channel's output RESCALE multiplier and only its sign
    (times 127) into the int8 weight, so the weights keep their float precision.
+
+INT with int16 activations (a16w8): arm.ops.common.int16_normalization, the statistics of each row
+scaled by a power of two chosen from the row's range, and the weight and bias applied in int32.
 """
 
 from __future__ import annotations
@@ -34,12 +37,18 @@ from torch.fx import Node
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.elementwise import emit
 from arm.ops.common.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.ops.common.int16_normalization import (
+    MAX_NORMALIZED_ELEMENTS_INT16,
+    normalize_rows_int16,
+    quantized_dtype,
+    scale_and_shift_int16,
+)
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.unary import fp_add, fp_mul, int8_reason
+from arm.ops.common.unary import fp_add, fp_mul
 from arm.quantizer.annotation import annotate
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
@@ -77,18 +86,22 @@ def _eps(node: Node) -> float:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
-    count = _normalized_count(node)
     return first_reason(
         profile_reason(node, spec, [x]),
-        int8_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
-        (
-            f"{describe(node)}: normalizing over {count} elements exceeds the {MAX_NORMALIZED_ELEMENTS} the "
-            "integer lowering holds in int32; use the FP profile"
-            if spec.is_int and count > MAX_NORMALIZED_ELEMENTS
-            else None
-        ),
+        normalized_count_reason(node, spec, x, _normalized_count(node)),
     )
+
+
+def normalized_count_reason(node: Node, spec: TosaSpecification, x: Node, count: int) -> str | None:
+    """None unless the integer lowering cannot hold a row of ``count`` elements of ``x``'s width in int32."""
+    limit = MAX_NORMALIZED_ELEMENTS_INT16 if quantized_dtype(x) == torch.int16 else MAX_NORMALIZED_ELEMENTS
+    if spec.is_int and count > limit:
+        return (
+            f"{describe(node)}: normalizing over {count} elements exceeds the {limit} the integer lowering of "
+            f"{quantized_dtype(x)} holds in int32; use the FP profile"
+        )
+    return None
 
 
 def annotate_layer_norm(node: Node, config: QuantizationConfig) -> None:
@@ -156,6 +169,10 @@ def _lower_int(
     *,
     name: str,
 ) -> TosaValue:
+    if x.dtype == np.int16:
+        normalized_value, fraction_bits = normalize_rows_int16(ctx.graph, x, eps, name=name)
+        return scale_and_shift_int16(ctx.graph, normalized_value, weight, bias, output, fraction_bits,
+                                     name=f"{name}_affine")  # fmt: skip
     normalized_value, fraction_bits = normalize_rows_int(ctx, x, eps, name=name)
     return scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
 
@@ -267,6 +284,21 @@ TEST_CASES = {
     "last_two_dims": OpTestCase(seeded(3, _LayerNorm, (6, 8)), random_inputs(3, (2, 3, 6, 8))),
     # Rows far from zero with little spread: the mean must cancel exactly before the variance.
     "offset_rows": OpTestCase(seeded(4, _LayerNorm, (48,)), _offset(4, 3.0, 0.3, (5, 48))),
+    # int16 activations (arm.ops.common.int16_normalization); no int16 on TOSA-1.0+INT (TOSA, VGF).
+    "a16w8_tokens": OpTestCase(
+        seeded(5, _LayerNorm, (32,)),
+        random_inputs(5, (1, 6, 32)),
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
+    # Rows of small spread far from zero, one of them constant: the per-row range shift and eps.
+    "a16w8_offset_rows": OpTestCase(
+        seeded(6, _LayerNorm, (24,), affine=False),
+        (torch.cat([_offset(6, 3.0, 0.01, (3, 24))[0], torch.full((1, 24), -2.0)]),),
+        calibration=[_offset(7, 0.0, 1.0, (4, 24))],
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(
