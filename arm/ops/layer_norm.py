@@ -26,7 +26,9 @@ scaled by a power of two chosen from the row's range, and the weight and bias ap
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Callable
 
 import numpy as np
 import torch
@@ -169,12 +171,9 @@ def _lower_int(
     *,
     name: str,
 ) -> TosaValue:
-    if x.dtype == np.int16:
-        normalized_value, fraction_bits = normalize_rows_int16(ctx.graph, x, eps, name=name)
-        return scale_and_shift_int16(ctx.graph, normalized_value, weight, bias, output, fraction_bits,
-                                     name=f"{name}_affine")  # fmt: skip
-    normalized_value, fraction_bits = normalize_rows_int(ctx, x, eps, name=name)
-    return scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
+    steps = int_normalization(x)
+    normalized_value, fraction_bits = steps.normalize_rows(ctx, x, eps, name=name)
+    return steps.scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
 
 
 def normalize_rows_int(ctx: LoweringContext, x: TosaValue, eps: float, *, name: str) -> tuple[TosaValue, int]:
@@ -256,6 +255,27 @@ def scale_and_shift(
                      output_dtype=output.dtype, input_zp=0, output_zp=output.zero_point,
                      output_qparams=output)  # fmt: skip
     return reshape(graph, result, (rows, count), name=f"{name}_rows_out")
+
+
+@dataclasses.dataclass(frozen=True)
+class IntNormalization:
+    """The INT lowering's two halves for one input width: ``normalize_rows(ctx, rows, eps, name=)``
+    gives ``(u, F)``, ``scale_and_shift(ctx, u, weight, bias, output, F, name=)`` the output."""
+
+    normalize_rows: Callable[..., tuple[TosaValue, int]]
+    scale_and_shift: Callable[..., TosaValue]
+
+
+# By the input's integer type: int8 sums exactly (above), int16 (a16w8) scales each row by its range.
+_INT_NORMALIZATIONS = {
+    np.dtype(np.int8): IntNormalization(normalize_rows_int, scale_and_shift),
+    np.dtype(np.int16): IntNormalization(normalize_rows_int16, scale_and_shift_int16),
+}
+
+
+def int_normalization(x: TosaValue) -> IntNormalization:
+    """The INT lowering for rows of ``x``'s integer type (group_norm shares it)."""
+    return _INT_NORMALIZATIONS[np.dtype(x.dtype)]
 
 
 class _LayerNorm(torch.nn.Module):

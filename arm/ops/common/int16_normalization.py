@@ -34,6 +34,7 @@ from torch.fx import Node
 
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize
 from arm.tosa.rescale import rescale
@@ -68,11 +69,11 @@ def fraction_bits(count: int) -> int:
     return _NORMALIZED_BITS - math.ceil(math.log2(math.sqrt(max(count - 1, 1))))
 
 
-def normalize_rows_int16(ctx_graph: TosaGraph, x: TosaValue, eps: float, *, name: str) -> tuple[TosaValue, int]:
+def normalize_rows_int16(ctx: LoweringContext, x: TosaValue, eps: float, *, name: str) -> tuple[TosaValue, int]:
     """Steps 1-5 for int16 rows ``x`` [rows, N]: ``(u, F)``, u the int32 normalized value times 2**F."""
     if x.dtype != np.int16 or x.rank != 2:
         raise ValueError(f"{name}: int16 row normalization takes int16 rows [rows, N], got {x.dtype} {x.shape}")
-    graph = ctx_graph
+    graph = ctx.graph
     count = x.shape[1]
     ints = Int32Emitter(graph, name, rank=2)
     spread_bits = _ceil_log2(count - 1)
@@ -173,7 +174,7 @@ def _maximum(graph: TosaGraph, lhs: TosaValue, rhs: TosaValue, *, name: str) -> 
 
 
 def scale_and_shift_int16(
-    graph: TosaGraph,
+    ctx: LoweringContext,
     value: TosaValue,
     weight: np.ndarray | None,
     bias: np.ndarray | None,
@@ -188,8 +189,9 @@ def scale_and_shift_int16(
     MUL by each channel's sign when a weight is negative, an ADD of the bias, all on one int32 grid of
     2**-G, and one RESCALE to the output.
     """
+    graph = ctx.graph
     rows, channels = value.shape
-    ints = Int32Emitter(graph, name, rank=2)
+    ints = Int32Emitter(graph, f"{name}_affine", rank=2)
     weights = np.ones(channels) if weight is None else np.asarray(weight, np.float64).reshape(channels)
     biases = np.zeros(channels) if bias is None else np.asarray(bias, np.float64).reshape(channels)
     largest = float(np.abs(weights).max()) or 1.0
@@ -201,18 +203,18 @@ def scale_and_shift_int16(
     if weight is not None:
         grid_bits = min(grid_bits, fraction_bits + weight_bits - 2)
         magnitudes = np.round(np.abs(weights) * 2.0**weight_bits).astype(np.int32).reshape(1, channels)
-        result = ints.mul(result, graph.add_const(f"{name}_weight", magnitudes), "scaled",
+        result = ints.mul(result, graph.add_const(f"{name}_affine_weight", magnitudes), "scaled",
                           shift=fraction_bits + weight_bits - grid_bits)  # fmt: skip
         if (weights < 0).any():
             signs = np.where(weights < 0, -1, 1).astype(np.int32).reshape(1, channels)
-            result = ints.mul(result, graph.add_const(f"{name}_sign", signs), "signed", shift=0)
+            result = ints.mul(result, graph.add_const(f"{name}_affine_sign", signs), "signed", shift=0)
     elif grid_bits < fraction_bits:
         result = ints.shift_right_rounding_by(result, fraction_bits - grid_bits, "aligned")
     else:
         grid_bits = fraction_bits
     if bias is not None:
         biases_on_grid = np.round(biases * 2.0**grid_bits).astype(np.int32).reshape(1, channels)
-        result = ints.add(result, graph.add_const(f"{name}_bias", biases_on_grid), "shifted")
+        result = ints.add(result, graph.add_const(f"{name}_affine_bias", biases_on_grid), "shifted")
     return rescale(graph, result, name=f"{name}_output", scales=[2.0**-grid_bits / output.scale],
                    output_dtype=output.dtype, input_zp=0, output_zp=output.zero_point,
                    output_qparams=output)  # fmt: skip
