@@ -3,9 +3,11 @@
 
     python -m arm.ops.testing.a16w8_inventory --target u85_INT --target u55_INT [--op layer_norm ...] [--json out.json]
 
-An inventory, not a test: it checks placement only (the op's cases with their own a16w8 entries check
-the numbers). An op whose case already quantizes with a config of its own (an a16w8 case) is compiled
-with that case. One line per op and target: ``delegated`` or ``cpu`` and the first reason naming a node.
+An inventory, not a test: by default it checks placement only (the op's cases with their own a16w8
+entries check the numbers). ``--check`` runs the harness's checks too (quantized module, float module,
+bit-exactness on the NPU model) and reports their failure. An op whose case already quantizes with a
+config of its own (an a16w8 case) is compiled with that case. One line per op and target:
+``delegated`` (``checked`` with --check) or ``cpu`` and the reasons, or ``failed`` and the assertion.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from arm.flow import run_flow
 from arm.model_spec import ModelSpec
 from arm.ops.common import registry
 from arm.ops.common.op_test_case import OpTestCase
-from arm.ops.testing.harness import OP_TEST_TARGETS, _target
+from arm.ops.testing.harness import OP_TEST_TARGETS, OpCase, _target, check_op_case
 from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 
 
@@ -42,6 +44,16 @@ def a16w8_case(op: str) -> tuple[str, OpTestCase]:
     return name, dataclasses.replace(case, quantization=get_symmetric_a16w8_quantization_config)
 
 
+def checked(op: str, target: str) -> Placement:
+    """The harness's checks of the a16w8 case (the case's own cpu_targets dropped: placement is asked)."""
+    name, case = a16w8_case(op)
+    try:
+        check_op_case(OpCase(op, name, target, dataclasses.replace(case, cpu_targets=())))
+    except Exception as error:
+        return Placement(op, name, target, False, (f"failed: {type(error).__name__}: {error}"[:400],))
+    return Placement(op, name, target, True, ())
+
+
 def placement(op: str, target: str) -> Placement:
     name, case = a16w8_case(op)
     try:
@@ -59,12 +71,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--target", action="append", choices=[t for t in OP_TEST_TARGETS if t.endswith("_INT")])
     parser.add_argument("--op", action="append", help="op file name; every op when left out")
     parser.add_argument("--json", help="write the placements here as a JSON list")
+    parser.add_argument("--check", action="store_true", help="run the harness's numeric checks, not only placement")
     args = parser.parse_args(argv)
     found: list[Placement] = []
     for op in args.op or registry.op_names():
         for target in args.target or ["u85_INT"]:
-            found.append(placement(op, target))
-            where = "delegated" if found[-1].delegated else "cpu"
+            found.append((checked if args.check else placement)(op, target))
+            where = ("checked" if args.check else "delegated") if found[-1].delegated else "cpu"
             print(f"{op:24} {target:8} {where:9} {found[-1].case}: {' | '.join(found[-1].reasons)[:300]}", flush=True)
             if args.json:
                 with open(args.json, "w") as out:
