@@ -106,7 +106,8 @@ def _int16_table_reason(node: Node, spec: TosaSpecification) -> str | None:
         return None
     return (
         f"{describe(node)}: its int16 (a16w8) TABLE, which interpolates between entries 128 input codes apart, "
-        f"would be {error} output steps off the function (it jumps between entries); it runs on the CPU "
+        f"would be {error} output steps off the function (it jumps, or turns too steeply, between entries); it "
+        "runs on the CPU "
         "(quantize it to int8 for one exact int8 TABLE)"
     )
 
