@@ -9,14 +9,16 @@ zero points cancel in every difference), with ``n = ceil(log2(N - 1))``:
 1. ``S = sum(x)`` and ``c = N * x - S = N * (x - mean)``: exact in int32 (|c| <= (N - 1) * range < 2**(n + 16)),
    and ``sum(c) = 0``.
 2. Per row, ``l = min(30 - n - bits(max(x) - min(x)), l_eps)`` and ``c' = round(c * 2**(l - 15))``, so
-   ``|c'| <= 2**15`` and a row's largest ``|c'|`` lies in [2**13, 2**15] (unless eps caps l, see 4).
+   ``|c'| <= 2**15`` and a row's largest ``|c'|`` lies in [2**12, 2**15] (unless eps caps l, see 4).
 3. ``Q = sum(round(c'**2 / 2**q))`` with ``q = ceil(log2 N) + 2``: below 2**28.
 4. ``eps`` on the grid of Q is ``E * 2**(2 l)`` with a compile-time E; ``l_eps`` keeps it below 2**28
    (a row whose spread is far below eps needs no more resolution), so ``D = Q + eps`` fits
-   normalize_even. ``max(D, 1)``: D is 0 only for a constant row, whose c' is 0 anyway.
-5. ``z = c' * sqrt(N / 2**q) / sqrt(D)``: CLZ, a TABLE and Newton-Raphson give ``2**30 / sqrt(D)``
-   per row (arm.ops.common.fixed_point), and one MUL gives ``u = z * 2**F`` as int32, F about 29 - n/2
-   fraction bits.
+   normalize_even. D is floored at the smallest value a row that is not constant can have (2**(22 -
+   ceil(log2 N))): a constant row has c = 0 whatever D stands for.
+5. ``z = c' * sqrt(N / 2**q) / sqrt(D)``: CLZ, a TABLE and Newton-Raphson give ``M = 2**(30 + B) *
+   sqrt(N / 2**q) / sqrt(D)`` per row with about 23 significant bits (arm.ops.common.fixed_point), and
+   one MUL of the exact ``c * 2**l`` (not the rounded c') by M gives ``u = z * 2**F`` as int32, with
+   ``F = 29 - ceil(log2(sqrt(N - 1)))`` fraction bits.
 
 ``scale_and_shift_int16`` then applies the per-channel weight and bias in int32 (the int8 lowering's
 int16 x int8 DEPTHWISE_CONV2D would round u to 16 bits, a step of the int16 output) and one RESCALE
