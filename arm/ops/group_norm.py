@@ -21,6 +21,7 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.ops.common.unary import fp_add, fp_mul
+from arm.ops.common.int16_normalization import u55_reason
 from arm.ops.layer_norm import int_normalization, lower_float, normalized_count_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -48,6 +49,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         profile_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
         normalized_count_reason(node, spec, x, _group_size(node)),
+        u55_reason(node, spec, x),
     )
 
 
@@ -124,7 +126,7 @@ TEST_CASES = {
     "a16w8_groups2": OpTestCase(
         seeded(2, _GroupNorm, 2, 4),
         random_inputs(2, (1, 4, 3, 3)),
-        cpu_targets=("tosa_INT", "vgf_INT"),
+        cpu_targets=("tosa_INT", "u55_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }

@@ -20,7 +20,7 @@ zero points cancel in every difference), with ``n = ceil(log2(N - 1))``:
    one MUL of the exact ``c * 2**l`` (not the rounded c') by M gives ``u = z * 2**F`` as int32, with
    ``F = 29 - ceil(log2(sqrt(N - 1)))`` fraction bits.
 
-``scale_and_shift_int16`` then applies the per-channel weight and bias in int32 (the int8 lowering's
+On the U55 the lowering stays on the CPU (``u55_reason``). ``scale_and_shift_int16`` then applies the per-channel weight and bias in int32 (the int8 lowering's
 int16 x int8 DEPTHWISE_CONV2D would round u to 16 bits, a step of the int16 output) and one RESCALE
 writes the output grid.
 """
@@ -36,10 +36,12 @@ from torch.fx import Node
 
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.ops.common.node_info import describe
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize
 from arm.tosa.rescale import rescale
+from arm.tosa.specification import TosaSpecification
 
 # |c| < 2**(n + 16) must fit int32 with the left shift l >= 0 of step 2 (n <= 14).
 MAX_NORMALIZED_ELEMENTS_INT16 = 1 << 14
@@ -60,6 +62,19 @@ def quantized_dtype(node: Node) -> torch.dtype | None:
     if not (is_dequantize(node) or is_quantize(node)):
         return None
     return next((arg for arg in node.args if isinstance(arg, torch.dtype)), None)
+
+
+def u55_reason(node: Node, spec: TosaSpecification, x: Node) -> str | None:
+    """None unless ``x`` is int16 and the target is a U55/U65: there Vela 5.2.0's command stream for this
+    lowering departs from the TOSA reference model on the NPU model when one tensor holds rows of very
+    different spread (layer_norm's a16w8_offset_rows: the widest row is off by up to 17174 steps)."""
+    if spec.is_int and spec.has("u55") and quantized_dtype(x) == torch.int16:
+        return (
+            f"{describe(node)}: input {x.name} is int16 (a16w8); Vela 5.2.0's U55 command stream for the int16 "
+            "row normalization departs from the TOSA reference model on the NPU model, so it runs on the CPU "
+            "(quantize it to int8, or target the U85)"
+        )
+    return None
 
 
 def _ceil_log2(value: int) -> int:
