@@ -10,7 +10,6 @@ from executorch.exir.dialects._ops import ops as exir_ops
 
 from arm.ops.common.constant_creator import constant_creator_op
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 
 
 def plus_positions(x: torch.Tensor) -> torch.Tensor:
@@ -34,14 +33,6 @@ TEST_CASES = {
     "float_steps": OpTestCase(FunctionModule(times_half_steps), random_inputs(1, (3, 6))),
     "eye": OpTestCase(FunctionModule(plus_identity), random_inputs(2, (2, 5, 5))),
     "linspace": OpTestCase(FunctionModule(times_linspace), random_inputs(3, (4, 7))),
-    # int16 activations: the folded constant is quantized to int16 beside them (an int8 grid is 100
-    # int16 steps off); TOSA-1.0+INT (TOSA, VGF) has no int16.
-    "a16w8_positions": OpTestCase(
-        FunctionModule(plus_positions),
-        random_inputs(4, (2, 8)),
-        cpu_targets=("tosa_INT", "vgf_INT"),
-        quantization=get_symmetric_a16w8_quantization_config,
-    ),
 }
 
 OP = constant_creator_op(
