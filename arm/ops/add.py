@@ -35,6 +35,10 @@ def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.relu(x + y)
 
 
+def add_positions(x: torch.Tensor) -> torch.Tensor:
+    return x + torch.arange(x.shape[-1])
+
+
 class _AddConstant(torch.nn.Module):
     """Adds a constant tensor (a buffer), which the lowering emits as a TOSA CONST."""
 
@@ -60,6 +64,14 @@ TEST_CASES = {
     "a16w8": OpTestCase(
         FunctionModule(add_tensors),
         random_inputs(9, (1, 8, 8, 8), (1, 8, 8, 8)),
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
+    # A constant folded after quantization (arange) is quantized by the lowering: to int16 beside int16
+    # activations (an int8 grid was 100 int16 steps off).
+    "a16w8_folded_constant": OpTestCase(
+        FunctionModule(add_positions),
+        random_inputs(10, (2, 8)),
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),

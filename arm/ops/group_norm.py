@@ -5,7 +5,9 @@ reshape, normalized as layer_norm.py normalizes its rows. FP: REDUCE_SUM, RSQRT 
 (layer_norm.lower_float), then MUL and ADD with the weight and bias broadcast over [N, C, HW].
 INT: layer_norm's int16 normalized value ``u`` (sums, CLZ and Newton-Raphson per row), moved to
 channels-last ([N * HW, C]) so that the weight and bias are layer_norm's 1x1 DEPTHWISE_CONV2D over
-the C channels, whose per-channel output RESCALE carries each weight's magnitude.
+the C channels, whose per-channel output RESCALE carries each weight's magnitude. int16 input
+(a16w8): layer_norm's int16 rows, an int32 ``u`` and the weight and bias applied in int32
+(arm.ops.common.int16_normalization), through the same reshapes and transposes.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.unary import fp_add, fp_mul, int8_reason
-from arm.ops.layer_norm import MAX_NORMALIZED_ELEMENTS, lower_float, normalize_rows_int, scale_and_shift
+from arm.ops.common.support import first_reason, profile_reason, rank_reason
+from arm.ops.common.unary import fp_add, fp_mul
+from arm.ops.common.int16_normalization import u55_reason
+from arm.ops.layer_norm import int_normalization, lower_float, normalized_count_reason
 from arm.quantizer.annotation import annotate
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.layout import transpose
@@ -42,17 +45,11 @@ def _group_size(node: Node) -> int:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
-    size = _group_size(node)
     return first_reason(
         profile_reason(node, spec, [x]),
-        int8_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
-        (
-            f"{describe(node)}: normalizing groups of {size} elements exceeds the {MAX_NORMALIZED_ELEMENTS} "
-            "the integer lowering holds in int32; use the FP profile"
-            if spec.is_int and size > MAX_NORMALIZED_ELEMENTS
-            else None
-        ),
+        normalized_count_reason(node, spec, x, _group_size(node)),
+        u55_reason(node, spec, x),
     )
 
 
@@ -77,13 +74,14 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         result = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
         result = _float_affine(ctx, result, weight, bias, name=node.name)
         return reshape(ctx.graph, result, x.shape, name=node.name)
-    normalized, fraction_bits = normalize_rows_int(ctx, rows, eps, name=f"{node.name}_norm")
+    steps = int_normalization(x)  # int8 or int16 (a16w8) rows
+    normalized, fraction_bits = steps.normalize_rows(ctx, rows, eps, name=f"{node.name}_norm")
     per_channel = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
     if positions > 1:
         per_channel = transpose(ctx.graph, per_channel, _SWAP_LAST_TWO, name=f"{node.name}_channels_last")
     flat = reshape(ctx.graph, per_channel, (batch * positions, channels), name=f"{node.name}_positions")
-    affine = scale_and_shift(ctx, flat, weight, bias, ctx.output_qparams(node), fraction_bits,
-                             name=f"{node.name}_affine")  # fmt: skip
+    affine = steps.scale_and_shift(ctx, flat, weight, bias, ctx.output_qparams(node), fraction_bits,
+                                   name=f"{node.name}_affine")  # fmt: skip
     result = reshape(ctx.graph, affine, (batch, positions, channels), name=f"{node.name}_positions_out")
     if positions > 1:
         result = transpose(ctx.graph, result, _SWAP_LAST_TWO, name=f"{node.name}_channels_first")
@@ -123,6 +121,14 @@ TEST_CASES = {
     "groups2_affine": OpTestCase(seeded(0, _GroupNorm, 2, 8), random_inputs(0, (1, 8, 4, 4))),
     # Rank 3 (a sequence), batch 2, a group per channel (instance norm), no affine parameters.
     "instance_rank3_no_affine": OpTestCase(seeded(1, _GroupNorm, 6, 6, affine=False), random_inputs(1, (2, 6, 10))),
+    # int16 activations: layer_norm's int16 rows (arm.ops.common.int16_normalization); no int16 on
+    # TOSA-1.0+INT (TOSA, VGF).
+    "a16w8_groups2": OpTestCase(
+        seeded(2, _GroupNorm, 2, 4),
+        random_inputs(2, (1, 4, 3, 3)),
+        cpu_targets=("tosa_INT", "u55_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

@@ -21,11 +21,16 @@ operators and all exact arithmetic on the statistics happens per row. With ``x``
 4. The weight and bias are a 1x1 DEPTHWISE_CONV2D over the N channels (int16 x int8 into int48):
    each weight's magnitude goes into its channel's output RESCALE multiplier and only its sign
    (times 127) into the int8 weight, so the weights keep their float precision.
+
+INT with int16 activations (a16w8): arm.ops.common.int16_normalization, the statistics of each row
+scaled by a power of two chosen from the row's range, and the weight and bias applied in int32.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Callable
 
 import numpy as np
 import torch
@@ -36,12 +41,19 @@ from torch.fx import Node
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.elementwise import emit
 from arm.ops.common.fixed_point import RSQRT_FRACTION_BITS, Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.ops.common.int16_normalization import (
+    MAX_NORMALIZED_ELEMENTS_INT16,
+    normalize_rows_int16,
+    quantized_dtype,
+    scale_and_shift_int16,
+    u55_reason,
+)
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.unary import fp_add, fp_mul, int8_reason
+from arm.ops.common.unary import fp_add, fp_mul
 from arm.quantizer.annotation import annotate
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
@@ -81,18 +93,23 @@ def _eps(node: Node) -> float:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
-    count = _normalized_count(node)
     return first_reason(
         profile_reason(node, spec, [x]),
-        int8_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
-        (
-            f"{describe(node)}: normalizing over {count} elements exceeds the {MAX_NORMALIZED_ELEMENTS} the "
-            "integer lowering holds in int32; use the FP profile"
-            if spec.is_int and count > MAX_NORMALIZED_ELEMENTS
-            else None
-        ),
+        normalized_count_reason(node, spec, x, _normalized_count(node)),
+        u55_reason(node, spec, x),
     )
+
+
+def normalized_count_reason(node: Node, spec: TosaSpecification, x: Node, count: int) -> str | None:
+    """None unless the integer lowering cannot hold a row of ``count`` elements of ``x``'s width in int32."""
+    limit = MAX_NORMALIZED_ELEMENTS_INT16 if quantized_dtype(x) == torch.int16 else MAX_NORMALIZED_ELEMENTS
+    if spec.is_int and count > limit:
+        return (
+            f"{describe(node)}: normalizing over {count} elements exceeds the {limit} the integer lowering of "
+            f"{quantized_dtype(x)} holds in int32; use the FP profile"
+        )
+    return None
 
 
 def annotate_layer_norm(node: Node, config: QuantizationConfig) -> None:
@@ -190,9 +207,10 @@ def _lower_int(
     *,
     name: str,
 ) -> TosaValue:
+    steps = int_normalization(x)
     bound = _unsaturated_bound(weight, bias, x.shape[1], output)
-    normalized_value, fraction_bits = normalize_rows_int(ctx, x, eps, name=name, bound=bound)
-    return scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
+    normalized_value, fraction_bits = steps.normalize_rows(ctx, x, eps, name=name, bound=bound)
+    return steps.scale_and_shift(ctx, normalized_value, weight, bias, output, fraction_bits, name=name)
 
 
 def normalize_rows_int(
@@ -279,6 +297,27 @@ def scale_and_shift(
     return reshape(graph, result, (rows, count), name=f"{name}_rows_out")
 
 
+@dataclasses.dataclass(frozen=True)
+class IntNormalization:
+    """The INT lowering's two halves for one input width: ``normalize_rows(ctx, rows, eps, name=, bound=)``
+    gives ``(u, F)``, ``scale_and_shift(ctx, u, weight, bias, output, F, name=)`` the output."""
+
+    normalize_rows: Callable[..., tuple[TosaValue, int]]
+    scale_and_shift: Callable[..., TosaValue]
+
+
+# By the input's integer type: int8 sums exactly (above), int16 (a16w8) scales each row by its range.
+_INT_NORMALIZATIONS = {
+    np.dtype(np.int8): IntNormalization(normalize_rows_int, scale_and_shift),
+    np.dtype(np.int16): IntNormalization(normalize_rows_int16, scale_and_shift_int16),
+}
+
+
+def int_normalization(x: TosaValue) -> IntNormalization:
+    """The INT lowering for rows of ``x``'s integer type (group_norm shares it)."""
+    return _INT_NORMALIZATIONS[np.dtype(x.dtype)]
+
+
 class _LayerNorm(torch.nn.Module):
     """A layer norm whose weight and bias (drawn from the seeded generator) are not the trivial 1 and 0."""
 
@@ -311,6 +350,16 @@ TEST_CASES = {
     # (cosine 0.9825); F from the output grid leaves 1.
     "vit_unit_weights": OpTestCase(
         seeded(5, torch.nn.LayerNorm, (192,)), random_inputs(5, (1, 24, 192)), differing_from_quantized=0.001
+    ),
+    # int16 activations (arm.ops.common.int16_normalization); no int16 on TOSA-1.0+INT (TOSA, VGF). Rows
+    # of small spread far from zero and a constant row test the per-row range shift and eps; the
+    # calibration row widens the grid, as a residual stream's other tokens would.
+    "a16w8_offset_rows": OpTestCase(
+        seeded(6, _LayerNorm, (24,)),
+        (torch.cat([_offset(6, 3.0, 0.01, (3, 24))[0], torch.full((1, 24), -2.0), random_inputs(8, (1, 24))[0]]),),
+        calibration=[_offset(7, 0.0, 1.0, (4, 24))],
+        cpu_targets=("tosa_INT", "u55_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
     ),
 }
 

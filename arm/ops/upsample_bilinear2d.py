@@ -14,7 +14,7 @@ from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_input
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.resize import lower_resize, resize_support
 from arm.quantizer.annotation import shared_with_input
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
@@ -57,6 +57,13 @@ TEST_CASES = {
         FunctionModule(upscale_2x_corners), random_inputs(1, (1, 4, 4, 4)), cpu_targets=_U55
     ),
     "size_9x7": OpTestCase(FunctionModule(to_size_uneven), random_inputs(2, (1, 3, 4, 5)), cpu_targets=_U55),
+    # int16 activations: RESIZE widens int16 to int48; no int16 on TOSA-1.0+INT (TOSA, VGF).
+    "a16w8_2x": OpTestCase(
+        FunctionModule(upscale_2x),
+        random_inputs(3, (1, 2, 3, 4)),
+        cpu_targets=(*_U55, "tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
 }
 
 OP = ArmOp(

@@ -22,9 +22,6 @@ from arm.tosa.graph import TosaGraph, TosaValue, reshape
 from arm.tosa.quantization import QParams, is_dequantize, output_quantize, qparams_of
 from arm.tosa.specification import TosaSpecification
 
-# int8 range that symmetric constants use, so that the negation of every value is representable.
-_SYMMETRIC_INT8_MAX = 127
-
 
 @dataclasses.dataclass
 class LoweringContext:
@@ -59,13 +56,16 @@ class LoweringContext:
             self._ranked[(arg, rank)] = self._with_rank(arg, value, rank)
         return self._ranked[(arg, rank)]
 
-    def quantized_value(self, arg: Node, *, rank: int | None = None) -> TosaValue:
-        """Like ``value``, but float constants (e.g. scalars lifted by to_edge) are quantized on the fly."""
+    def quantized_value(self, arg: Node, *, rank: int | None = None, dtype: np.dtype = np.dtype(np.int8)) -> TosaValue:
+        """Like ``value``, but float constants (e.g. scalars lifted by to_edge) are quantized on the fly,
+        symmetrically to ``dtype`` (codes -max..max, so every negation is representable; int16 beside
+        int16 activations, whose steps an int8 grid would miss)."""
         if arg not in self.values and self.is_constant(arg) and self.constant(arg).is_floating_point():
             data = self.constant(arg).numpy().astype(np.float32)
-            scale = float(np.abs(data).max()) / _SYMMETRIC_INT8_MAX or 1.0
-            quantized = np.clip(np.round(data / scale), -_SYMMETRIC_INT8_MAX, _SYMMETRIC_INT8_MAX).astype(np.int8)
-            self.values[arg] = self.graph.add_const(arg.name, quantized, QParams((scale,), 0, np.dtype(np.int8)))
+            largest = np.iinfo(dtype).max
+            scale = float(np.abs(data).max()) / largest or 1.0
+            quantized = np.clip(np.round(data / scale), -largest, largest).astype(dtype)
+            self.values[arg] = self.graph.add_const(arg.name, quantized, QParams((scale,), 0, np.dtype(dtype)))
         value = self.value(arg, rank=rank)
         if value.qparams is None:
             raise ValueError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+import torch
 import tosa_serializer as ts
 from torch.fx import Node
 
@@ -13,6 +14,7 @@ from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import is_dequantize
 from arm.tosa.rescale import add_sub_left_shift, from_int32, to_int32
 from arm.tosa.specification import TosaSpecification
 
@@ -38,8 +40,13 @@ def annotate_binary(node: Node, config: QuantizationConfig) -> None:
 def operands(node: Node, ctx: LoweringContext) -> tuple[TosaValue, TosaValue]:
     """Both operands at the output's rank (TOSA broadcasts only between equal ranks)."""
     rank = len(shape_of(node))
-    read = ctx.quantized_value if ctx.spec.is_int else ctx.value
-    lhs, rhs = (read(arg, rank=rank) for arg in node.args[:2])
+    if ctx.spec.is_fp:
+        lhs, rhs = (ctx.value(arg, rank=rank) for arg in node.args[:2])
+        return lhs, rhs
+    # A float constant beside an int16 (a16w8) operand is quantized to int16 too.
+    int16 = any(isinstance(arg, Node) and is_dequantize(arg) and torch.int16 in arg.args for arg in node.args[:2])
+    width = np.dtype(np.int16 if int16 else np.int8)
+    lhs, rhs = (ctx.quantized_value(arg, rank=rank, dtype=width) for arg in node.args[:2])
     return lhs, rhs
 
 

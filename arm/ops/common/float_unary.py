@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+import numpy as np
 import torch
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import QuantizationSpecBase
@@ -26,11 +27,13 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.op_test_case import OpTestCase
 from arm.ops.common.support import describe, first_reason
-from arm.ops.common.table import function_table
+from arm.ops.common import registry
+from arm.ops.common.table import INT16_TABLE_MAX_ERROR_STEPS, function_table, int16_table_error_steps
 from arm.ops.common.unary import annotate_unary, on_float32, unary_support
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import QParams, is_dequantize, output_quantize
 from arm.tosa.specification import TosaSpecification
 
 # (m, x, *scalar_args, **kwargs) -> the result: the FP form of the op.
@@ -56,7 +59,12 @@ class FloatFunction:
     output: QuantizationSpecBase | None = None
 
     def support(self, node: Node, spec: TosaSpecification) -> str | None:
-        return first_reason(unary_support(node, spec), self._argument_reason(node), self._profile_reason(node, spec))
+        return first_reason(
+            unary_support(node, spec),
+            self._argument_reason(node),
+            self._profile_reason(node, spec),
+            _int16_table_reason(node, spec),
+        )
 
     def _argument_reason(self, node: Node) -> str | None:
         if self.arguments is None:
@@ -81,6 +89,27 @@ class FloatFunction:
         x = ctx.value(node.args[0])
         math = FloatMath(ctx, node.name, len(shape_of(node)))
         return self.formula(math, x, *node.args[1:], **node.kwargs)
+
+
+def _int16_table_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """None unless the input is int16 (a16w8) and the interpolating int16 TABLE misses the function by
+    more than INT16_TABLE_MAX_ERROR_STEPS somewhere (a function that jumps: ceil, floor, round, sign)."""
+    dequantize = node.args[0]
+    output = output_quantize(node, registry.is_fused_activation)
+    if not spec.is_int or not is_dequantize(dequantize) or output is None or torch.int16 not in dequantize.args:
+        return None
+    grid_in, grid_out = (QParams((float(q.args[1]),), int(q.args[2]), np.dtype(np.int16)) for q in (dequantize, output))
+    operator = aten_overload(node.target)
+    function = on_float32(lambda tensor: operator(tensor, *node.args[1:], **node.kwargs))
+    error = int16_table_error_steps(function, grid_in, grid_out)
+    if error <= INT16_TABLE_MAX_ERROR_STEPS:
+        return None
+    return (
+        f"{describe(node)}: its int16 (a16w8) TABLE, which interpolates between entries 128 input codes apart, "
+        f"would be {error} output steps off the function (it jumps, or turns too steeply, between entries); it "
+        "runs on the CPU "
+        "(quantize it to int8 for one exact int8 TABLE)"
+    )
 
 
 def lower_node_table(node: Node, ctx: LoweringContext) -> TosaValue:

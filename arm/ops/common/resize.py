@@ -20,7 +20,7 @@ from torch.fx import Node
 
 from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue
+from arm.tosa.graph import INT48, TosaValue
 from arm.tosa.layout import to_nchw, to_nhwc
 from arm.tosa.rescale import requantize, rescale
 from arm.tosa.specification import TosaSpecification
@@ -106,7 +106,8 @@ def lower_resize(node: Node, ctx: LoweringContext, *, bilinear: bool, align_corn
     value = to_nhwc(ctx.graph, ctx.value(node.args[0]))
     batch, channels, out_h, out_w = shape_of(node)
     widened = bilinear and ctx.spec.is_int
-    dtype = np.dtype(np.int32) if widened else value.dtype
+    # TOSA's bilinear RESIZE widens int8 to int32 and int16 (a16w8) to int48.
+    dtype = (INT48 if value.dtype == np.int16 else np.dtype(np.int32)) if widened else value.dtype
     output = ctx.graph.add_tensor(
         f"{node.name}_nhwc" if not widened else f"{node.name}_int32", (batch, out_h, out_w, channels), dtype
     )
@@ -121,7 +122,7 @@ def lower_resize(node: Node, ctx: LoweringContext, *, bilinear: bool, align_corn
     attribute.ResizeAttribute(ts.ResizeMode.BILINEAR if bilinear else ts.ResizeMode.NEAREST)
     graph.add_op(ts.Op.RESIZE, operands, [output], attribute)
     if widened:
-        # The int32 result is the interpolated int8 code (zero point included) times the weight sum.
+        # The int32 (int48) result is the interpolated code (zero point included) times the weight sum.
         output = rescale(
             graph,
             output,

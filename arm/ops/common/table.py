@@ -28,6 +28,10 @@ INT16_VALUES = np.arange(-(1 << 15), 1 << 15, dtype=np.int64)
 # for 32768, one past the largest code, so the top segment interpolates too.
 INT16_TABLE_ENTRIES = 513
 _INT16_SEGMENT_BITS = 7
+# The most an int16 TABLE may be off the function it interpolates, in int16 steps of its output: half
+# an int8 step of the same range. Smooth functions stay within a few steps (rsqrt next to its clipped
+# maximum: 96); one that jumps between two entries (ceil, round, sign) is off by whole units there.
+INT16_TABLE_MAX_ERROR_STEPS = 128
 
 
 def table(graph: TosaGraph, value: TosaValue, entries: np.ndarray, *, name: str, qparams: QParams | None) -> TosaValue:
@@ -85,6 +89,23 @@ def quantized_function_table16(
     targets = np.clip(np.nan_to_num(real / output_qparams.scale, nan=0.0, posinf=np.inf, neginf=-np.inf),
                       -(1 << 15), (1 << 15) - 1)  # fmt: skip
     return np.clip(np.round(_fit_interpolation(targets)), -(1 << 15), (1 << 15) - 1).astype(np.int16)
+
+
+def int16_table_error_steps(
+    function: Callable[[np.ndarray], np.ndarray], input_qparams: QParams, output_qparams: QParams
+) -> int:
+    """How far, in output steps, the int16 TABLE of ``function`` (``function_table``) gets from the
+    function rounded onto the output grid, over all 65536 input codes."""
+    entries = quantized_function_table16(function, input_qparams, output_qparams).astype(np.int64)
+    offset = INT16_VALUES + (1 << 15)
+    segment = offset >> _INT16_SEGMENT_BITS
+    fraction = offset & ((1 << _INT16_SEGMENT_BITS) - 1)
+    # TOSA's int16 TABLE, then int16_table's RESCALE by 2**-7 (round half up).
+    interpolated = (entries[segment] << _INT16_SEGMENT_BITS) + (entries[segment + 1] - entries[segment]) * fraction
+    result = np.clip((interpolated + (1 << (_INT16_SEGMENT_BITS - 1))) >> _INT16_SEGMENT_BITS, -(1 << 15), (1 << 15) - 1)
+    real = function(INT16_VALUES * input_qparams.scale)
+    wanted = np.clip(np.round(np.nan_to_num(real / output_qparams.scale, nan=0.0)), -(1 << 15), (1 << 15) - 1)
+    return int(np.abs(result - wanted).max())
 
 
 def _fit_interpolation(targets: np.ndarray) -> np.ndarray:
