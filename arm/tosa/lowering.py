@@ -23,6 +23,7 @@ from arm.tosa.layout import cancel_round_trips
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize, numpy_dtype, qparams_of
 from arm.tosa.rescale import requantize
 from arm.tosa.reshape_sinking import fold_reshapes
+from arm.tosa.slice_hoisting import hoist_slices_below_transposes
 from arm.tosa.specification import TosaSpecification
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 
@@ -45,6 +46,7 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     cancel_round_trips(ctx.graph)
     fold_reshapes(ctx.graph)
     cancel_round_trips(ctx.graph)  # folded reshapes may have let transposes meet their inverses
+    hoist_slices_below_transposes(ctx.graph)
     fold_rescales_into_tables(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
