@@ -6,6 +6,8 @@ rows its window never reaches, then needs NHWC), the slice is left in front of t
 runs a SLICE feeding a convolution as the convolution's read window for free, but a SLICE feeding a
 TRANSPOSE as a memory copy (SqueezeNet's stem on the U55: 28,709 cycles). Moving the slice back
 below the transpose gives the peer's order: transpose the whole tensor, let the consumer read the window.
+Only slices of a graph input are moved: that is the measured case, and elsewhere (a slice of a large
+tensor towards a graph output) transposing the whole tensor may cost more than the copy it saves.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def _only_feeds(graph: TosaGraph, window: TosaOperator | None, closing: TosaOper
     return (
         window is not None
         and window.op == ts.Op.SLICE
+        and window.inputs[0] in graph.inputs
         and window.outputs[0] not in graph.outputs
         and graph.consumers(window.outputs[0]) == [closing]
     )
