@@ -25,7 +25,7 @@ NHWC_TO_NCHW = (0, 3, 1, 2)
 
 # Operators computing each output element from the input elements at the same index (after
 # broadcasting), whatever the index means: their same-rank inputs may be permuted together.
-ELEMENTWISE_OPS = frozenset({
+_ELEMENTWISE = frozenset({
     ts.Op.ABS, ts.Op.ADD, ts.Op.BITWISE_AND, ts.Op.BITWISE_NOT, ts.Op.BITWISE_OR, ts.Op.BITWISE_XOR,
     ts.Op.CEIL, ts.Op.CLAMP, ts.Op.CLZ, ts.Op.COS, ts.Op.EQUAL, ts.Op.ERF, ts.Op.EXP, ts.Op.FLOOR,
     ts.Op.GREATER, ts.Op.GREATER_EQUAL, ts.Op.INTDIV, ts.Op.LOG, ts.Op.LOGICAL_AND, ts.Op.LOGICAL_NOT,
@@ -93,7 +93,7 @@ def cancel_round_trips(graph: TosaGraph) -> None:
                 or _cancel_inverse(graph, operator)
                 or _merge_into_twin(graph, operator)
             )
-        remove_dead_operators(graph)
+        _remove_dead_operators(graph)
 
 
 def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
@@ -102,7 +102,7 @@ def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
         return None
     if operator.elementwise_unary:
         return [0]
-    if operator.op in ELEMENTWISE_OPS:
+    if operator.op in _ELEMENTWISE:
         rank = len(graph.tensors[operator.outputs[0]].shape)
         return [
             index
@@ -215,7 +215,7 @@ def _undoes(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
     return len(first) == len(second) and all(first[second[i]] == i for i in range(len(first)))
 
 
-def remove_dead_operators(graph: TosaGraph) -> None:
+def _remove_dead_operators(graph: TosaGraph) -> None:
     live = set(graph.outputs)
     kept: list[TosaOperator] = []
     for operator in reversed(graph.operators):
@@ -223,3 +223,8 @@ def remove_dead_operators(graph: TosaGraph) -> None:
             kept.append(operator)
             live.update(operator.inputs)
     graph.operators = kept[::-1]
+
+
+# For the other graph passes (arm.tosa.reshape_sinking, slice_hoisting, identity_clamp_removal).
+ELEMENTWISE_OPS = _ELEMENTWISE
+remove_dead_operators = _remove_dead_operators
