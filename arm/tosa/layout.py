@@ -255,3 +255,8 @@ def _remove_dead_operators(graph: TosaGraph) -> None:
             kept.append(operator)
             live.update(operator.inputs)
     graph.operators = kept[::-1]
+
+
+# For the other graph passes (arm.tosa.reshape_sinking, slice_hoisting, identity_clamp_removal).
+ELEMENTWISE_OPS = _ELEMENTWISE
+remove_dead_operators = _remove_dead_operators

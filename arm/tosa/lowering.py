@@ -19,10 +19,14 @@ from arm.ops.common import registry
 from arm.ops.common.node_info import describe
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.identity_clamp_removal import remove_identity_clamps
 from arm.tosa.layout import cancel_round_trips
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize, numpy_dtype, qparams_of
 from arm.tosa.rescale import requantize
+from arm.tosa.reshape_sinking import fold_reshapes
+from arm.tosa.slice_hoisting import hoist_slices_below_transposes
 from arm.tosa.specification import TosaSpecification
+from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 
 
 def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> TosaArtifact:
@@ -41,6 +45,11 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     for value in outputs:
         ctx.graph.mark_output(value)
     cancel_round_trips(ctx.graph)
+    fold_reshapes(ctx.graph)
+    cancel_round_trips(ctx.graph)  # folded reshapes may have let transposes meet their inverses
+    hoist_slices_below_transposes(ctx.graph)
+    fold_rescales_into_tables(ctx.graph)
+    remove_identity_clamps(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),
