@@ -5,6 +5,7 @@ The class name is the delegate id the ExecuTorch runtime looks up, so it must st
 
 from __future__ import annotations
 
+import dataclasses
 from typing import final
 
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
@@ -13,6 +14,8 @@ from torch.export.exported_program import ExportedProgram
 
 from arm.artifacts import report_tosa, report_vela
 from arm.compile_spec import EthosUCompileSpec
+from arm.ethosu.bin_stream import parse_bin_stream, write_bin_stream
+from arm.ethosu.delegate_io import DelegateIoError, align_delegate_io, read_inputs
 from arm.ethosu.vela import compile_tosa
 from arm.fallback import LoweringError
 from arm.tosa.lowering import lower_to_tosa
@@ -30,5 +33,11 @@ class EthosUBackend(BackendDetails):
         except Exception as error:  # Vela rejected the graph: the whole partition falls back to the CPU
             nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
             raise LoweringError(nodes, f"Vela could not compile the partition ({type(error).__name__}: {error})") from error
+        try:  # the blob's I/O entries must be the delegate's arguments, one for one
+            stream = align_delegate_io(parse_bin_stream(vela.bin_stream), tosa.inputs, tosa.outputs, read_inputs(tosa.flatbuffer))
+        except DelegateIoError as error:
+            nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
+            raise LoweringError(nodes, f"the partition's inputs and outputs do not line up with Vela's: {error}") from error
+        vela = dataclasses.replace(vela, bin_stream=write_bin_stream(stream))
         report_vela(vela)
         return PreprocessResult(processed_bytes=vela.bin_stream)
