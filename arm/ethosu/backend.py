@@ -17,6 +17,7 @@ from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.bin_stream import parse_bin_stream, write_bin_stream
 from arm.ethosu.delegate_io import DelegateIoError, align_delegate_io, read_inputs
 from arm.ethosu.vela import compile_tosa
+from arm.ethosu.vela_departures import departures
 from arm.fallback import LoweringError
 from arm.tosa.lowering import lower_to_tosa
 
@@ -27,6 +28,7 @@ class EthosUBackend(BackendDetails):
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
         spec = EthosUCompileSpec.from_list(compile_specs)
         tosa = lower_to_tosa(edge_program, spec.tosa_spec)
+        _keep_departing_nodes_on_cpu(edge_program, tosa.flatbuffer, spec.target)
         report_tosa(tosa)
         try:
             vela = compile_tosa(tosa.flatbuffer, spec)
@@ -41,3 +43,19 @@ class EthosUBackend(BackendDetails):
         vela = dataclasses.replace(vela, bin_stream=write_bin_stream(stream))
         report_vela(vela)
         return PreprocessResult(processed_bytes=vela.bin_stream)
+
+
+def _keep_departing_nodes_on_cpu(edge_program: ExportedProgram, tosa_flatbuffer: bytes, target: str) -> None:
+    """Raises a LoweringError for the nodes whose TOSA operators Vela would compile wrongly on ``target``."""
+    found = departures(tosa_flatbuffer, target)
+    if not found:
+        return
+    names = [node.name for node in edge_program.graph.nodes if node.op == "call_function"]
+    nodes: dict[str, str] = {}
+    for departure in found:
+        # Lowerings name their TOSA tensors after the FX node that emits them (node name + suffix).
+        owners = [name for name in names if departure.output.startswith(name)]
+        node = max(owners, key=len) if owners else departure.output
+        nodes.setdefault(node, departure.reason)
+    reasons = list(nodes.values()) if len(nodes) == 1 else [f"{node}: {reason}" for node, reason in nodes.items()]
+    raise LoweringError(tuple(nodes), "; ".join(reasons))
