@@ -5,6 +5,7 @@ The class name is the delegate id the ExecuTorch runtime looks up, so it must st
 
 from __future__ import annotations
 
+import dataclasses
 from typing import final
 
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
@@ -13,7 +14,10 @@ from torch.export.exported_program import ExportedProgram
 
 from arm.artifacts import report_tosa, report_vela
 from arm.compile_spec import EthosUCompileSpec
+from arm.ethosu.bin_stream import parse_bin_stream, write_bin_stream
+from arm.ethosu.delegate_io import DelegateIoError, align_delegate_io, read_inputs
 from arm.ethosu.vela import compile_tosa
+from arm.ethosu.vela_departures import departures
 from arm.fallback import LoweringError
 from arm.tosa.lowering import lower_to_tosa
 
@@ -24,11 +28,34 @@ class EthosUBackend(BackendDetails):
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
         spec = EthosUCompileSpec.from_list(compile_specs)
         tosa = lower_to_tosa(edge_program, spec.tosa_spec)
+        _keep_departing_nodes_on_cpu(edge_program, tosa.flatbuffer, spec.target)
         report_tosa(tosa)
         try:
             vela = compile_tosa(tosa.flatbuffer, spec)
         except Exception as error:  # Vela rejected the graph: the whole partition falls back to the CPU
             nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
             raise LoweringError(nodes, f"Vela could not compile the partition ({type(error).__name__}: {error})") from error
+        try:  # the blob's I/O entries must be the delegate's arguments, one for one
+            stream = align_delegate_io(parse_bin_stream(vela.bin_stream), tosa.inputs, tosa.outputs, read_inputs(tosa.flatbuffer))
+        except DelegateIoError as error:
+            nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
+            raise LoweringError(nodes, f"the partition's inputs and outputs do not line up with Vela's: {error}") from error
+        vela = dataclasses.replace(vela, bin_stream=write_bin_stream(stream))
         report_vela(vela)
         return PreprocessResult(processed_bytes=vela.bin_stream)
+
+
+def _keep_departing_nodes_on_cpu(edge_program: ExportedProgram, tosa_flatbuffer: bytes, target: str) -> None:
+    """Raises a LoweringError for the nodes whose TOSA operators Vela would compile wrongly on ``target``."""
+    found = departures(tosa_flatbuffer, target)
+    if not found:
+        return
+    names = [node.name for node in edge_program.graph.nodes if node.op == "call_function"]
+    nodes: dict[str, str] = {}
+    for departure in found:
+        # Lowerings name their TOSA tensors after the FX node that emits them (node name + suffix).
+        owners = [name for name in names if departure.output.startswith(name)]
+        node = max(owners, key=len) if owners else departure.output
+        nodes.setdefault(node, departure.reason)
+    reasons = list(nodes.values()) if len(nodes) == 1 else [f"{node}: {reason}" for node, reason in nodes.items()]
+    raise LoweringError(tuple(nodes), "; ".join(reasons))

@@ -39,12 +39,19 @@ def last_row(x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     return torch.select_scatter(x, src, 0, -1)
 
 
+def only_row(x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    return torch.select_scatter(x, src, 0, 0)
+
+
 TEST_CASES = {
     "channel": OpTestCase(
         FunctionModule(second_channel), (random_inputs(0, (1, 4, 5, 6))[0], 2.0 * random_inputs(1, (1, 5, 6))[0])
     ),
     # x[-1] = src, in place, is arm/ops/copy_.py's case: copy, then this op.
     "last_row": OpTestCase(FunctionModule(last_row), random_inputs(2, (5, 8), (8,))),
+    # x has one row, so the result is src and no operator reads x: Vela leaves that input out of its
+    # command stream, and the delegate blob must still list it (arm/ethosu/delegate_io.py).
+    "only_row": OpTestCase(FunctionModule(only_row), random_inputs(3, (1, 2, 4), (2, 4))),
 }
 
 OP = ArmOp(
