@@ -23,6 +23,14 @@ _INT8_VALUES = np.arange(-128, 128, dtype=np.int8)
 def remove_identity_clamps(graph: TosaGraph) -> None:
     for clamp in [operator for operator in graph.operators if _is_identity_clamp(graph, operator)]:
         source, output = clamp.inputs[0], clamp.outputs[0]
+        producer = graph.producer(source)
+        consumers = graph.consumers(source)
+        if producer is not None and source not in graph.outputs and len(consumers) == 1 and consumers[0] is clamp:
+            # The producer writes the clamp's tensor itself: the layer keeps the name it had when Vela
+            # fused the clamp (the ReLU's), which arm.report and Vela's per-layer CSV read.
+            producer.outputs = [output if name == source else name for name in producer.outputs]
+            graph.operators = [operator for operator in graph.operators if operator is not clamp]
+            continue
         for consumer in graph.consumers(output):
             consumer.inputs = [source if name == output else name for name in consumer.inputs]
     remove_dead_operators(graph)

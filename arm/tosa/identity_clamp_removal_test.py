@@ -30,7 +30,24 @@ def test_relu_on_a_grid_starting_at_zero_is_dropped_and_a_real_relu_kept() -> No
     remove_identity_clamps(graph)
 
     assert _ops(graph) == ["CONCAT", "CLAMP"]
-    assert graph.operators[1].inputs == ["joined"]
+    # The CONCAT now writes the dropped clamp's tensor: the layer keeps the ReLU's name.
+    assert graph.operators[0].outputs == ["relu_on_its_grid"]
+    assert graph.operators[1].inputs == ["relu_on_its_grid"]
+
+
+def test_a_source_read_elsewhere_is_read_in_the_clamps_place() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 2, 2, 4), np.int8)
+    joined = concat(graph, [x, x], axis=3, name="joined")
+    passes_all = _clamp(graph, joined, -128, 127, "relu_on_its_grid")
+    graph.mark_output(_clamp(graph, passes_all, -5, 127, "y"))
+    graph.mark_output(_clamp(graph, joined, -7, 127, "z"))
+
+    remove_identity_clamps(graph)
+
+    assert _ops(graph) == ["CONCAT", "CLAMP", "CLAMP"]
+    assert graph.operators[0].outputs == ["joined"]
+    assert [operator.inputs for operator in graph.operators[1:]] == [["joined"], ["joined"]]
 
 
 def test_a_graph_output_keeps_its_clamp() -> None:
