@@ -182,10 +182,30 @@ def find_probes(
             names = [quantize.name, node.name]
             if "getitem" in str(node.target) and isinstance(node.args[0], Node):
                 names.append(node.args[0].name)
+            names += _reshaped_source_names(node)
             probe = _probe(tensors, partition, names)
             if probe is not None and layer not in probes:
                 probes[layer] = probe
     return probes, inputs
+
+
+# Ops whose output holds their input's values in the same (row-major) order.
+_REORDER_FREE = ("view_copy", "_unsafe_view", "squeeze_copy", "unsqueeze_copy", "alias_copy", "clone", "_clone_dim_order")
+
+
+def _reshaped_source_names(node: Node) -> list[str]:
+    """For a reshape, the names its input's tensor may carry (through the q/dq between them): the TOSA
+    graph passes fold reshape chains (arm.tosa.reshape_sinking), leaving no tensor named after it."""
+    parts = op_name(node).split(".")  # namespace.op[.overload]
+    if len(parts) < 2 or parts[1] not in _REORDER_FREE or not node.args or not isinstance(node.args[0], Node):
+        return []
+    names, source = [], node.args[0]
+    while isinstance(source, Node) and (is_dequantize(source) or is_quantize(source)):
+        names.append(source.name)
+        source = source.args[0] if source.args else None
+    if isinstance(source, Node) and source.op == "call_function":
+        names.append(source.name)
+    return names
 
 
 def _probe(tensors: dict[str, TensorInfo], partition: int, names: Sequence[str]) -> _Probe | None:
