@@ -194,12 +194,19 @@ class PartitionedProgramOracle:
     def __init__(self, pte_path: pathlib.Path, ethos_u_on_npu_model: bool = False):
         from arm.ethosu.npu_model.pte_delegates import partition_tosa_graphs
 
+        plan, runs = split_program(pte_path.read_bytes())
+        delegate_count = sum(isinstance(run, DelegateRun) for run in runs)
+        self._set_up(plan, runs, partition_tosa_graphs(pte_path, delegate_count), ethos_u_on_npu_model)
+
+    def _set_up(
+        self, plan: ExecutionPlan, runs: list[CpuRun | DelegateRun], graphs: Sequence, ethos_u_on_npu_model: bool
+    ) -> None:
+        """Binds each delegate run to its TOSA graph (``graphs`` in delegate order): its arguments are the
+        graph's inputs, then its outputs."""
         self.ethos_u_on_npu_model = ethos_u_on_npu_model
         self._npu_models: dict[str, object] = {}
-
-        self.plan, runs = split_program(pte_path.read_bytes())
-        delegate_count = sum(isinstance(run, DelegateRun) for run in runs)
-        self.graphs = partition_tosa_graphs(pte_path, delegate_count)
+        self.plan = plan
+        self.graphs = list(graphs)
         self.runs: list[CpuRun | DelegateRun] = []
         for run in runs:
             if isinstance(run, DelegateRun):
