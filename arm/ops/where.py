@@ -73,6 +73,15 @@ def positive_or_other(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.where(x > 0.0, x, y)
 
 
+def pick(condition: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.where(condition, x, y)
+
+
+def _bool_and_reals(seed: int, shape: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    condition = torch.rand(shape, generator=torch.Generator().manual_seed(seed)) < 0.5
+    return (condition, *random_inputs(seed, shape, shape))
+
+
 _U55 = ("u55_INT",)
 
 TEST_CASES = {
@@ -85,6 +94,8 @@ TEST_CASES = {
         (away_from(0.0, 2, (4, 50))[0], 3.0 * random_inputs(3, (4, 50))[0]),
         cpu_targets=_U55,
     ),
+    # The condition is a bool model input: it enters the partition as it is (on the U85 too).
+    "bool_condition_input": OpTestCase(FunctionModule(pick), _bool_and_reals(4, (3, 24)), cpu_targets=_U55),
 }
 
 OP = ArmOp(

@@ -2,8 +2,8 @@
 
 TOSA reduces one axis at a time and keeps it with size 1; the node's own shape (keepdim or not) comes
 last, by a RESHAPE. Bool tensors are not quantized, so INT and FP lower alike. The U55 has no bool
-reductions (nor the comparisons that make bool tensors); on the U85 Vela 5.2.0 takes no bool graph
-input or output, so there the reduction runs between a comparison and a SELECT, as in a model.
+reductions (nor the comparisons that make bool tensors); the U85 runs them, bool graph inputs and
+outputs included.
 """
 
 from __future__ import annotations
