@@ -8,14 +8,24 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
+from arm.ops.common.integer_arithmetic import integer_support, is_integer_arithmetic, lower_integer_binary
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    if is_integer_arithmetic(node):
+        return integer_support(node, spec)
+    return binary_support(node, spec)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if is_integer_arithmetic(node):
+        return lower_integer_binary(node, ctx, ts.Op.ADD, ts.TosaSerializerAttribute.AddAttribute)
     return lower_add_sub(node, ctx, ts.Op.ADD, ts.TosaSerializerAttribute.AddAttribute)
 
 
@@ -37,6 +47,10 @@ def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 def add_positions(x: torch.Tensor) -> torch.Tensor:
     return x + torch.arange(x.shape[-1])
+
+
+def plus_int32_identity(x: torch.Tensor) -> torch.Tensor:
+    return x + torch.eye(x.shape[-1], dtype=torch.int32)
 
 
 class _AddConstant(torch.nn.Module):
@@ -75,13 +89,20 @@ TEST_CASES = {
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
+    # int32 data plus an int32 eye (folded to a constant): one int32 ADD
+    # (arm/ops/common/integer_arithmetic.py), which TOSA's FP profile lacks.
+    "int32_plus_eye": OpTestCase(
+        FunctionModule(plus_int32_identity),
+        (torch.randint(0, 10, (2, 4, 4), generator=torch.Generator().manual_seed(11), dtype=torch.int32),),
+        cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
 }
 
 OP = ArmOp(
     name="add",
     edge_targets=(exir_ops.edge.aten.add.Tensor,),
     aten_targets=(torch.ops.aten.add.Tensor,),
-    support=binary_support,
+    support=support,
     annotate=annotate_binary,
     lower=lower,
     test_cases=TEST_CASES,

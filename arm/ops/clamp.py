@@ -1,5 +1,8 @@
 """aten.clamp, clamp.Tensor (one-element constant bounds) and hardtanh (relu6) -> TOSA CLAMP.
 
+int32 data (not quantized: ``torch.clamp(ids, 0, 9)``) is MAXIMUM then MINIMUM, as TOSA 1.0's CLAMP
+takes no int32; its bounds may then be any tensors that broadcast (common/integer_arithmetic.py).
+
 In the INT profile the bounds become codes of the output grid. Like relu, a clamp right after a
 convolution, linear or add folds into its producer's output grid (conv + relu6 in MobileNetV2): the
 producer writes onto the clamp's grid, which covers only [min, max], and the CLAMP clips in place.
@@ -9,9 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+from arm.ops.common.elementwise import emit
+from arm.ops.common.integer_arithmetic import integer_operands, integer_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.relu import clamp
@@ -40,6 +46,11 @@ def _bounds(node: Node) -> tuple[Bound, Bound]:
     return args.get("min"), args.get("max")
 
 
+def _clamps_integers(node: Node) -> bool:
+    """clamp of int32 data (hardtanh and relu6 are float functions)."""
+    return node.target not in (*_HARDTANH, _RELU6) and is_integer_arithmetic(node)
+
+
 def _bound_reason(node: Node, bound: Bound) -> str | None:
     if not isinstance(bound, Node):
         return None
@@ -53,6 +64,8 @@ def _bound_reason(node: Node, bound: Bound) -> str | None:
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
+    if _clamps_integers(node):
+        return integer_support(node, spec)
     low, high = _bounds(node)
     # Not unary_support: CLAMP and RESCALE take int16 as well as int8.
     return first_reason(
@@ -70,6 +83,8 @@ def _real(ctx: LoweringContext, bound: Bound) -> float | None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if _clamps_integers(node):
+        return _clamp_integers(node, ctx)
     low, high = (_real(ctx, bound) for bound in _bounds(node))
     if ctx.spec.is_fp:
         largest = np.finfo(np.float32).max
@@ -84,6 +99,32 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     # Fused after a producer, the input already sits on the output grid and requantize is a no-op.
     value = requantize(ctx.graph, ctx.value(node.args[0]), name=f"{node.name}_rescaled", output=output)
     return clamp(ctx, value, _code(low, output, -1), _code(high, output, +1), name=node.name)
+
+
+def _clamp_integers(node: Node, ctx: LoweringContext) -> TosaValue:
+    """max(x, low), then min(., high): torch.clamp's order, so low > high gives high as in PyTorch."""
+    value = ctx.value(node.args[0], rank=len(shape_of(node)))
+    steps = (
+        ("low", ts.Op.MAXIMUM, ts.TosaSerializerAttribute.MaximumAttribute),
+        ("high", ts.Op.MINIMUM, ts.TosaSerializerAttribute.MinimumAttribute),
+    )
+    bounds = _bounds(node)
+    last = max(index for index, bound in enumerate(bounds) if bound is not None)
+    for index, ((side, op, set_attribute), bound) in enumerate(zip(steps, bounds)):
+        if bound is None:
+            continue
+        (limit,) = integer_operands(node, ctx, [bound])
+        name = node.name if index == last else f"{node.name}_{side}"
+        value = emit(
+            ctx,
+            op,
+            lambda attribute, setter=set_attribute: setter(attribute, ts.NanPropagationMode.PROPAGATE),
+            [value, limit],
+            name=name,
+            shape=shape_of(node),
+            dtype=np.dtype(np.int32),
+        )
+    return value
 
 
 def _code(bound: float | None, grid: QParams, unbounded_side: int) -> np.generic:
@@ -131,6 +172,29 @@ class _ConvRelu6(torch.nn.Module):
         return self.relu6(self.conv(x))
 
 
+class _ClampInt32ByRows(torch.nn.Module):
+    """clamp.Tensor of int32 data with int32 bounds that broadcast: a lower bound per column, an upper one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("low", torch.tensor([-30, -5, 0, 10, -100, 7], dtype=torch.int32))
+        self.register_buffer("high", torch.tensor(40, dtype=torch.int32))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.clamp(x, self.low, self.high)
+
+
+def clamp_int32(x: torch.Tensor) -> torch.Tensor:
+    return torch.clamp(x, -10, 25)
+
+
+def _int32_values(seed: int, shape: tuple[int, ...]) -> tuple[torch.Tensor]:
+    return (torch.randint(-60, 60, shape, generator=torch.Generator().manual_seed(seed), dtype=torch.int32),)
+
+
+# int32 data: no integer arithmetic in TOSA's FP profile.
+_NO_INTEGERS = ("tosa_FP", "vgf_FP")
+
 TEST_CASES = {
     # Normal inputs times 3 reach both bounds.
     "relu6": OpTestCase(
@@ -141,6 +205,8 @@ TEST_CASES = {
     "max_only": OpTestCase(FunctionModule(clamp_max), random_inputs(3, (2, 5, 32))),
     "tensor_bounds": OpTestCase(_ClampByBuffers(), random_inputs(4, (3, 40))),
     "conv_relu6": OpTestCase(seeded(5, _ConvRelu6), random_inputs(6, (1, 8, 12, 12))),
+    "int32": OpTestCase(FunctionModule(clamp_int32), _int32_values(7, (2, 3, 8)), cpu_targets=_NO_INTEGERS),
+    "int32_tensor_bounds": OpTestCase(_ClampInt32ByRows(), _int32_values(8, (4, 6)), cpu_targets=_NO_INTEGERS),
 }
 
 OP = ArmOp(

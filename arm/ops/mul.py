@@ -9,14 +9,24 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, emit, operands
+from arm.ops.common.integer_arithmetic import integer_support, is_integer_arithmetic, lower_integer_binary
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.rescale import from_int32, to_int32
+from arm.tosa.specification import TosaSpecification
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    if is_integer_arithmetic(node):
+        return integer_support(node, spec)
+    return binary_support(node, spec)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if is_integer_arithmetic(node):
+        return lower_integer_binary(node, ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute)
     lhs, rhs = operands(node, ctx)
     shape = shape_of(node)
     set_attribute = ts.TosaSerializerAttribute.MulAttribute
@@ -48,6 +58,11 @@ def square(x: torch.Tensor) -> torch.Tensor:
     return x * x
 
 
+def _int32_values(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(torch.randint(-300, 300, shape, generator=generator, dtype=torch.int32) for shape in shapes)
+
+
 TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(multiply), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(multiply), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 1))),
@@ -55,13 +70,17 @@ TEST_CASES = {
     "broadcast_both": OpTestCase(FunctionModule(multiply), random_inputs(5, (1, 8, 1, 16), (1, 1, 12, 1))),
     "scalar": OpTestCase(FunctionModule(multiply_scalar), random_inputs(3, (1, 4, 8, 8))),
     "square": OpTestCase(FunctionModule(square), random_inputs(4, (2, 50))),
+    # int32 data, not quantized: one int32 MUL (no integer arithmetic in the FP profile).
+    "int32_broadcast": OpTestCase(
+        FunctionModule(multiply), _int32_values(6, (1, 4, 4, 1), (1, 1, 4, 4)), cpu_targets=("tosa_FP", "vgf_FP")
+    ),
 }
 
 OP = ArmOp(
     name="mul",
     edge_targets=(exir_ops.edge.aten.mul.Tensor,),
     aten_targets=(torch.ops.aten.mul.Tensor,),
-    support=binary_support,
+    support=support,
     annotate=annotate_binary,
     lower=lower,
     test_cases=TEST_CASES,

@@ -8,13 +8,23 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
+from arm.ops.common.integer_arithmetic import integer_support, is_integer_arithmetic, lower_integer_binary
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    if is_integer_arithmetic(node):
+        return integer_support(node, spec)
+    return binary_support(node, spec)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    if is_integer_arithmetic(node):
+        return lower_integer_binary(node, ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute)
     return lower_add_sub(node, ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute)
 
 
@@ -30,19 +40,29 @@ def scalar_minus(x: torch.Tensor) -> torch.Tensor:
     return 2.0 - x
 
 
+def minus_seven(x: torch.Tensor) -> torch.Tensor:
+    return x - 7
+
+
 TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(subtract), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(subtract), random_inputs(1, (1, 8, 16, 16), (1, 1, 16, 16))),
     "broadcast_rank": OpTestCase(FunctionModule(subtract), random_inputs(2, (4, 64), (64,))),
     "scalar": OpTestCase(FunctionModule(subtract_scalar), random_inputs(3, (1, 4, 8, 8))),
     "scalar_minus": OpTestCase(FunctionModule(scalar_minus), random_inputs(4, (2, 3, 10))),
+    # int32 data, not quantized: one int32 SUB (no integer arithmetic in the FP profile).
+    "int32_minus_number": OpTestCase(
+        FunctionModule(minus_seven),
+        (torch.randint(-50, 50, (3, 8), generator=torch.Generator().manual_seed(5), dtype=torch.int32),),
+        cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
 }
 
 OP = ArmOp(
     name="sub",
     edge_targets=(exir_ops.edge.aten.sub.Tensor,),
     aten_targets=(torch.ops.aten.sub.Tensor, torch.ops.aten.rsub.Scalar),
-    support=binary_support,
+    support=support,
     annotate=annotate_binary,
     lower=lower,
     test_cases=TEST_CASES,

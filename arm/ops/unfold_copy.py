@@ -5,7 +5,7 @@ With x viewed as [before, n, after], window k is x[:, k*step : k*step + size, :]
 concatenated along dim give [before, count*size, after] = [before, count, size, after], and PyTorch puts
 the window's elements last: a TRANSPOSE to [before, count, after, size]. Non-overlapping windows
 (step == size) need no slices: the covered rows reshape directly. Quantized, the output keeps the
-input's grid.
+input's grid; integer data (not quantized) moves as it is.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -31,7 +32,7 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        profile_reason(node, spec, [x]),
+        integer_data_support(node, spec) if is_integer_arithmetic(node) else profile_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
         # The [before, count, size, after] view adds a dim to x's.
         rank_reason(node, (*shape_of(x), 1)),
@@ -49,7 +50,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     before, length, after = math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1 :])
     count = (length - size) // step + 1
     value = ctx.value(x)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     rows = reshape(ctx.graph, value, (before, length, after), name=f"{node.name}_rows")
     if step == size:
@@ -79,6 +80,12 @@ TEST_CASES = {
     "overlapping_last": OpTestCase(FunctionModule(overlapping_last), random_inputs(0, (2, 3, 11))),
     # Non-overlapping windows along H of an NCHW tensor: elements move behind W.
     "patches_along_height": OpTestCase(FunctionModule(patches_of_rows), random_inputs(1, (1, 3, 6, 5))),
+    # int8 data, not quantized: the windows move as they are (no integer data in the FP profile).
+    "int8_data": OpTestCase(
+        FunctionModule(overlapping_last),
+        (torch.randint(-128, 128, (2, 9), generator=torch.Generator().manual_seed(2), dtype=torch.int8),),
+        cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
 }
 
 OP = ArmOp(
