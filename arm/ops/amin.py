@@ -18,10 +18,22 @@ def height_keepdim(x: torch.Tensor) -> torch.Tensor:
     return x.amin(2, keepdim=True)
 
 
+def vector_to_scalar(x: torch.Tensor) -> torch.Tensor:
+    return x.amin(0)
+
+
+def first_and_last(x: torch.Tensor) -> torch.Tensor:
+    return x.amin((0, 2))
+
+
 TEST_CASES = {
-    # Not rank 4 in and out: the U55's command stream departs from the reference model (see the support rule).
+    # On the U55 the rank-4 view [1, 12, 10, 1] reduces right, but its reshape to [2, 6] departs.
     "rank3_last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(0, (2, 6, 10)), cpu_targets=("u55_INT",)),
     "height_keepdim": OpTestCase(FunctionModule(height_keepdim), random_inputs(1, (1, 4, 7, 5))),
+    # A 0-d result: the REDUCE's [1] (U55: the rank-4 view's [1, 1, 1, 1]) reshaped to [].
+    "vector_to_scalar": OpTestCase(FunctionModule(vector_to_scalar), random_inputs(2, (12,))),
+    # Dims 0 and 2 are not next to each other: no single rank-4 view, so the U55 leaves it on the CPU.
+    "dims_apart": OpTestCase(FunctionModule(first_and_last), random_inputs(3, (3, 4, 5)), cpu_targets=("u55_INT",)),
 }
 
 OP = extremum_reduction_op(

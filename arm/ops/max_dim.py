@@ -19,6 +19,10 @@ def values_keepdim(x: torch.Tensor) -> torch.Tensor:
     return torch.max(x, 2, keepdim=True)[0]
 
 
+def values_of_vector(x: torch.Tensor) -> torch.Tensor:
+    return x.max(0).values
+
+
 def values_and_indices(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     values, indices = x.max(1)
     return values, indices
@@ -29,6 +33,8 @@ _EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT
 TEST_CASES = {
     "values_last_dim": OpTestCase(FunctionModule(values_last_dim), random_inputs(0, (2, 5, 8))),
     "values_keepdim": OpTestCase(FunctionModule(values_keepdim), random_inputs(1, (1, 3, 6, 4))),
+    # A 0-d result: the REDUCE's [1] reshaped to [].
+    "values_of_vector": OpTestCase(FunctionModule(values_of_vector), random_inputs(3, (10,))),
     "with_indices": OpTestCase(FunctionModule(values_and_indices), random_inputs(2, (3, 6)), cpu_targets=_EVERY_TARGET),
 }
 

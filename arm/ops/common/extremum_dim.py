@@ -15,15 +15,13 @@ from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.op_test_case import OpTestCase
-from arm.ops.common.extremum_reduction import extremum_support
+from arm.ops.common.extremum_reduction import extremum_support, lower_extremum
 from arm.ops.common.support import describe
 from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, reshape
-from arm.tosa.rescale import requantize
+from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
 
 
@@ -52,7 +50,8 @@ def extremum_dim_op(
                 f"{describe(node)}: its indices (result 1) are read, and only the values are lowered; "
                 f"write x.a{name[:3]}(dim) for the values and x.arg{name[:3]}(dim) for the indices"
             )
-        return extremum_support(node, spec, _values_shape(node), u55_needs_rank4=u55_needs_rank4)
+        dim = node.args[1] % len(shape_of(node.args[0]))
+        return extremum_support(node, spec, [dim], _values_shape(node), u55_needs_rank4=u55_needs_rank4)
 
     def annotate_values(node: Node, config: QuantizationConfig) -> None:
         """The values keep the input's grid; pt2e observes a tuple result only through its getitem."""
@@ -63,13 +62,9 @@ def extremum_dim_op(
                 annotate(user, {}, SharedQuantizationSpec((x, node)))
 
     def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-        x, dim = node.args[:2]
-        value = ctx.value(x)
-        if ctx.spec.is_int:
-            value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
-        value = reduce(ctx.graph, op, value, dim % value.rank, name=f"{node.name}_{name}")
-        shape = _values_shape(node)
-        return value if value.shape == shape else reshape(ctx.graph, value, shape, name=node.name)
+        dim = node.args[1] % len(shape_of(node.args[0]))
+        view_on_u55 = u55_needs_rank4 and ctx.spec.has("u55")
+        return lower_extremum(node, ctx, op, [dim], _values_shape(node), rank4=view_on_u55, name=name)
 
     return ArmOp(
         name=name,

@@ -1,11 +1,21 @@
 """What amax and amin share: TOSA REDUCE_MAX / REDUCE_MIN over the listed dims.
 
-TOSA reduces one axis at a time and keeps it with size 1; the node's own shape (keepdim or not) comes
-last, by a RESHAPE. An extremum is one of its inputs, so in the INT profile REDUCE_MAX / REDUCE_MIN run
-on the int8 values themselves and the output keeps the input's grid (the quantizer shares it).
+TOSA reduces one axis at a time and keeps it with size 1; the node's own shape (keepdim or not, 0-d
+for a reduction over every dim) comes last, by a RESHAPE. An extremum is one of its inputs, so in the
+INT profile REDUCE_MAX / REDUCE_MIN run on the int8 values themselves and the output keeps the input's
+grid (the quantizer shares it).
+
+On the U55, Vela 5.2.0's REDUCE_MIN stream is right only for rank 4 along the third axis, with the
+result in that same shape (see ``extremum_reduction_op``): there a reduction over contiguous dims
+reshapes the input to [1, before, reduced, after], one REDUCE_MIN along axis 2 gives
+[1, before, 1, after], and the node is lowered only where that is its result as Vela pads shapes to
+rank 4 (leading ones): a keepdim reduction along the third of four dims, or one whose dims before the
+reduced ones are all 1 (``x.amin(0)`` of a vector, to 0-d).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import tosa_serializer as ts
@@ -30,25 +40,69 @@ def listed_dims(node: Node) -> list[int]:
     return sorted({dim % rank for dim in dims}) if dims else list(range(rank))
 
 
+def _contiguous(dims: list[int]) -> bool:
+    return dims == list(range(dims[0], dims[0] + len(dims)))
+
+
+def rank4_view(shape: tuple[int, ...], dims: list[int]) -> tuple[int, int, int, int]:
+    """[1, before, reduced, after]: ``shape`` with its contiguous ``dims`` merged into axis 2."""
+    first, last = dims[0], dims[-1] + 1
+    return (1, math.prod(shape[:first]), math.prod(shape[first:last]), math.prod(shape[last:]))
+
+
+def _u55_rank4_result(shape: tuple[int, ...], dims: list[int], result_shape: tuple[int, ...]) -> bool:
+    """The rank-4 view's reduction [1, before, 1, after] is ``result_shape`` padded to rank 4 with leading ones."""
+    if not _contiguous(dims) or len(result_shape) > 4:
+        return False
+    _, before, _, after = rank4_view(shape, dims)
+    return (1,) * (4 - len(result_shape)) + tuple(result_shape) == (1, before, 1, after)
+
+
 def extremum_support(
-    node: Node, spec: TosaSpecification, result_shape: tuple[int, ...], *, u55_needs_rank4: bool
+    node: Node, spec: TosaSpecification, dims: list[int], result_shape: tuple[int, ...], *, u55_needs_rank4: bool
 ) -> str | None:
-    """Whether REDUCE_MAX / REDUCE_MIN of ``node.args[0]`` to ``result_shape`` lowers (amax/amin, max/min.dim)."""
+    """Whether REDUCE_MAX / REDUCE_MIN of ``node.args[0]`` over ``dims`` to ``result_shape`` lowers
+    (amax/amin, max/min.dim)."""
     x = node.args[0]
     shape = shape_of(x)
-    departs_on_u55 = u55_needs_rank4 and spec.has("u55") and (len(shape) != 4 or len(result_shape) != 4)
+    departs_on_u55 = u55_needs_rank4 and spec.has("u55") and not _u55_rank4_result(shape, dims, result_shape)
     return first_reason(
-        None if result_shape else f"{describe(node)}: a 0-d result is not lowered; reduce with keepdim=True",
         (
-            f"{describe(node)}: on the U55, Vela 5.2.0's command stream for this reduction of shape {shape} to "
-            f"{result_shape} departs from the TOSA reference model on the NPU model (rank 4 with keepdim=True "
-            "matches); it runs on the CPU"
+            f"{describe(node)}: on the U55, Vela 5.2.0's command stream for this reduction of shape {shape} over "
+            f"dims {dims} to {result_shape} departs from the TOSA reference model on the NPU model (it matches "
+            "for one rank-4 reduction along the third axis whose result keeps that shape: keepdim=True); it runs "
+            "on the CPU"
         )
         if departs_on_u55
         else None,
         profile_reason(node, spec, [x]),
         rank_reason(node, shape),
     )
+
+
+def lower_extremum(
+    node: Node,
+    ctx: LoweringContext,
+    op: ts.Op,
+    dims: list[int],
+    result_shape: tuple[int, ...],
+    *,
+    rank4: bool,
+    name: str,
+) -> TosaValue:
+    """``op`` of ``node.args[0]`` over ``dims``, shaped ``result_shape``; ``rank4``: as one rank-4
+    reduction along axis 2 (the U55's REDUCE_MIN, ``dims`` contiguous)."""
+    value = ctx.value(node.args[0])
+    if ctx.spec.is_int:
+        # Shared with the input by the quantizer; a foreign annotation may still ask for a rescale.
+        value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    if rank4:
+        value = reshape(ctx.graph, value, rank4_view(value.shape, dims), name=f"{node.name}_rank4")
+        value = reduce(ctx.graph, op, value, 2, name=f"{node.name}_{name}")
+    else:
+        for dim in dims:
+            value = reduce(ctx.graph, op, value, dim, name=f"{node.name}_{name}{dim}")
+    return value if value.shape == result_shape else reshape(ctx.graph, value, result_shape, name=node.name)
 
 
 def annotate_extremum(node: Node, config: QuantizationConfig) -> None:
@@ -68,22 +122,17 @@ def extremum_reduction_op(
 
     ``u55_needs_rank4``: on the U55 the command stream departs unless input and output are rank 4
     (REDUCE_MIN of [1, 6, 10] or [2, 6, 10] along any axis, or of [1, 3, 6, 10] along W without keepdim:
-    most values differ, by up to 78; rank 4 with keepdim along H or W matches), so other nodes stay on
-    the CPU there.
+    most values differ, by up to 78; rank 4 with keepdim along H or W matches; [1, 12, 10, 1] along
+    axis 2 matches with keepdim, departs reshaped to [2, 6] after it), so there the lowering reduces a
+    rank-4 view along axis 2, and only where its result needs no reshape in Vela's rank-4 terms.
     """
 
     def support(node: Node, spec: TosaSpecification) -> str | None:
-        return extremum_support(node, spec, shape_of(node), u55_needs_rank4=u55_needs_rank4)
+        return extremum_support(node, spec, listed_dims(node), shape_of(node), u55_needs_rank4=u55_needs_rank4)
 
     def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-        value = ctx.value(node.args[0])
-        if ctx.spec.is_int:
-            # Shared with the input by the quantizer; a foreign annotation may still ask for a rescale.
-            value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
-        for dim in listed_dims(node):
-            value = reduce(ctx.graph, op, value, dim, name=f"{node.name}_{name}{dim}")
-        shape = shape_of(node)
-        return value if value.shape == shape else reshape(ctx.graph, value, shape, name=node.name)
+        view_on_u55 = u55_needs_rank4 and ctx.spec.has("u55")
+        return lower_extremum(node, ctx, op, listed_dims(node), shape_of(node), rank4=view_on_u55, name=name)
 
     return ArmOp(
         name=name,
