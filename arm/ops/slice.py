@@ -1,4 +1,8 @@
-"""aten.slice_copy (x[a:b] along one dim, step 1) -> TOSA SLICE; quantized, the output keeps the input's grid."""
+"""aten.slice_copy (x[a:b:step] along one dim) -> TOSA SLICE; quantized, the output keeps the input's grid.
+
+A step above 1 takes the first row of each group of ``step`` (RESHAPE, SLICE, CONCAT:
+arm/ops/common/strided.py), which every target runs.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,12 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.strided import StridedRows, as_rows, read_strided
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, slice_tensor
+from arm.tosa.graph import TosaValue, reshape, slice_tensor
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
@@ -30,9 +35,9 @@ def _arguments(node: Node) -> tuple[int, int, int]:
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    _, _, step = _arguments(node)
+    dim, _, _ = _arguments(node)
     return first_reason(
-        f"{describe(node)}: step {step} is not lowered (TOSA SLICE takes every element)" if step != 1 else None,
+        None if shape_of(node)[dim] else f"{describe(node)}: an empty slice has nothing to compute",
         profile_reason(node, spec, [node.args[0]]),
         rank_reason(node, shape_of(node)),
     )
@@ -43,10 +48,14 @@ def annotate_slice(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    dim, start, _ = _arguments(node)
+    dim, start, step = _arguments(node)
     value = ctx.value(node.args[0])
     if ctx.spec.is_int:
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    if step != 1:
+        where = StridedRows(start, step, shape_of(node)[dim], value.shape[dim])
+        rows = read_strided(ctx, as_rows(ctx, value, dim, name=f"{node.name}_rows"), where, name=f"{node.name}_strided")
+        return reshape(ctx.graph, rows, shape_of(node), name=node.name)
     begin = [start if axis == dim else 0 for axis in range(value.rank)]
     # The size comes from the node's meta, which already clamps the end as Python slicing does.
     return slice_tensor(ctx.graph, value, begin, shape_of(node), name=node.name)
@@ -68,11 +77,22 @@ def two_dims(x: torch.Tensor) -> torch.Tensor:
     return x[:, :, 1:5, 2:]
 
 
+def every_third_width(x: torch.Tensor) -> torch.Tensor:
+    return x[..., 1::3]
+
+
+def even_rows(x: torch.Tensor) -> torch.Tensor:
+    return x[0:6:2]
+
+
 TEST_CASES = {
     "channels": OpTestCase(FunctionModule(channels_1_to_3), random_inputs(0, (1, 6, 8, 8))),
     "negative_start": OpTestCase(FunctionModule(tail_negative), random_inputs(1, (2, 3, 10))),
     "end_past_size": OpTestCase(FunctionModule(rows_clamped_end), random_inputs(2, (7, 12))),
     "two_dims": OpTestCase(FunctionModule(two_dims), random_inputs(3, (1, 4, 8, 9))),
+    # Columns 1, 4, 7, 10 of 11: three whole groups of 3 and a last column of its own.
+    "step_3_last_dim": OpTestCase(FunctionModule(every_third_width), random_inputs(4, (1, 2, 3, 11))),
+    "step_2_rows": OpTestCase(FunctionModule(even_rows), random_inputs(5, (7, 5))),
 }
 
 OP = ArmOp(
