@@ -74,7 +74,6 @@ def every_third_from_one(x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     return torch.slice_scatter(x, src, dim=2, start=1, step=3)
 
 
-
 TEST_CASES = {
     # src's range is twice x's: the shared grid must hold both.
     "middle_rows": OpTestCase(
