@@ -75,6 +75,15 @@ class PoolWindow:
         after = covered - size - pad
         return AxisPadding(before=pad, after=max(after, 0), dropped=max(-after, 0))
 
+    def overhangs(self, height: int, width: int) -> bool:
+        """In ceil mode, whether a last window reaches past the end padding (PyTorch leaves that out of
+        every count, count_include_pad or not)."""
+        out_h, out_w = self.output_size(height, width)
+        return any(
+            self.axis_padding(size, axis, outputs).after > self.padding[axis]
+            for axis, (size, outputs) in enumerate(((height, out_h), (width, out_w)))
+        )
+
     def for_input(self, height: int, width: int) -> PoolWindow:
         """The same pool with stride 1 along axes it visits once: the stride is moot there, and the
         U55 limits strides (a global 7x7 pool would otherwise be rejected for stride 7)."""
@@ -138,7 +147,8 @@ def lower_pool(
 
     ``pad_inside`` lets the pool's own padding (which AVG_POOL2D leaves out of the count and
     MAX_POOL2D treats as -inf) do PyTorch's padding; otherwise an explicit PAD with real zeros
-    comes first (avg_pool2d's count_include_pad).
+    comes first (avg_pool2d's count_include_pad), and only a ceil_mode overhang past PyTorch's padding
+    stays the pool's own (PyTorch counts neither it nor anything beyond).
     """
     nchw_input = nchw_input or ctx.value(node.args[0])
     batch, channels, height, width = nchw_input.shape
@@ -154,9 +164,11 @@ def lower_pool(
     pad = (pad_h.before, pad_h.after, pad_w.before, pad_w.after)
     if not pad_inside and any(pad):
         zero = value.qparams.zero_point if ctx.spec.is_int else 0.0
-        padding = ((0, 0), pad[:2], pad[2:], (0, 0))
+        (pad_y, pad_x) = window.padding
+        explicit = (pad_h.before, min(pad_h.after, pad_y), pad_w.before, min(pad_w.after, pad_x))
+        padding = ((0, 0), explicit[:2], explicit[2:], (0, 0))
         value = pad_tensor(ctx.graph, value, padding, value.dtype.type(zero), name=f"{node.name}_padded")
-        pad = (0, 0, 0, 0)
+        pad = tuple(total - counted for total, counted in zip(pad, explicit))
     output = ctx.graph.add_tensor(f"{node.name}_nhwc", (batch, out_h, out_w, channels), value.dtype, value.qparams)
     attribute = ts.TosaSerializerAttribute()
     if op == ts.Op.AVG_POOL2D:
