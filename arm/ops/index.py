@@ -3,6 +3,12 @@
 
 Several index tensors (``x[i, j]``, pointwise advanced indexing) and bool masks (``x[x > 0]``, whose
 result size depends on the data) have no GATHER form here and stay on the CPU.
+
+Ethos-U has no GATHER (arm/ops/common/gather.py). There a constant index (reflection and circular
+padding decompose into one, folded before partitioning) becomes one SLICE per run of consecutive
+rows and a CONCAT, which the U55 runs too; an index computed at run time stays on the CPU. The
+support rule sees only that the index is a placeholder; the lowering, which can tell a constant from
+a model input, raises a LoweringError naming the node for the latter, and the flow keeps it on the CPU.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from arm.ops.common.support import describe, dtype_of, first_reason, profile_rea
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, reshape
+from arm.fallback import LoweringError
+from arm.tosa.graph import TosaValue, concat, reshape, slice_tensor
+from arm.tosa.quantization import is_dequantize
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
@@ -43,11 +51,86 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     if dtype_of(index) == torch.bool:
         return f"{describe(node)}: a bool mask index {index.name} gives a data-dependent shape; it runs on the CPU"
     return first_reason(
-        indices_reason(node, index, spec),
-        profile_reason(node, spec, [x]),
+        _slices_reason(node, index) if _has_no_gather(spec) else indices_reason(node, index, spec),
+        _chain_reason(node, spec) if _feeds_only_indexing(node) else profile_reason(node, spec, _checked_inputs(x)),
         rank_reason(node, shape_of(x)),
         rank_reason(node, shape_of(node)),
     )
+
+
+def _feeds_only_indexing(node: Node) -> bool:
+    """Reflection and circular padding of several dims decompose (after quantization) into one index per
+    dim, chained: only the last is quantized, the others feed the next index on the input's own grid."""
+    return bool(node.users) and all(user.target == node.target for user in node.users)
+
+
+def _chain_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """An inner index of a chain: it moves values, so it keeps its input's grid (quantized or float)."""
+    x = node.args[0]
+    if spec.is_fp or is_dequantize(x) or _is_inner_link(x):
+        return None
+    return profile_reason(node, spec, [x])
+
+
+def _is_inner_link(x: Node) -> bool:
+    return x.op == "call_function" and x.target == exir_ops.edge.aten.index.Tensor and _feeds_only_indexing(x)
+
+
+def _checked_inputs(x: Node) -> list[Node]:
+    """The inputs profile_reason must see quantized: none after an inner index (it kept its input's grid)."""
+    return [] if _is_inner_link(x) else [x]
+
+
+# More runs of consecutive rows than this make a CONCAT of too many SLICEs; such lookups stay on the CPU.
+MAX_SLICED_RUNS = 32
+
+
+def _has_no_gather(spec: TosaSpecification) -> bool:
+    return spec.has("u55") or spec.has("u85")
+
+
+def _slices_reason(node: Node, index: Node) -> str | None:
+    if index.op == "placeholder":
+        return None  # a constant (checked by the lowering) becomes SLICEs and a CONCAT
+    return (
+        f"{describe(node)}: Ethos-U has no GATHER, and the index {index.name} is computed at run time (only a "
+        "constant index becomes SLICEs); the lookup stays on the CPU"
+    )
+
+
+def consecutive_runs(rows: list[int]) -> list[tuple[int, int]]:
+    """(first row, length) of each run of consecutive rows, in order: [2, 1, 0, 1, 2, 3] -> (2, 1), (1, 1), (0, 4)."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and runs[-1][0] + runs[-1][1] == row:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((row, 1))
+    return runs
+
+
+def _sliced_rows(ctx: LoweringContext, node: Node, table: TosaValue, index: Node) -> TosaValue:
+    """The indexed rows of ``table`` ([before, n, after]) by SLICE and CONCAT, for a constant ``index``."""
+    if not ctx.is_constant(index):
+        raise LoweringError(
+            (node.name,),
+            f"{describe(node)}: Ethos-U has no GATHER, and the index {index.name} is a model input (only a "
+            "constant index becomes SLICEs); the lookup stays on the CPU",
+        )
+    before, length, after = table.shape
+    rows = [int(row) % length for row in ctx.constant(index).reshape(-1).tolist()]
+    runs = consecutive_runs(rows)
+    if len(runs) > MAX_SLICED_RUNS:
+        raise LoweringError(
+            (node.name,),
+            f"{describe(node)}: the constant index {index.name} has {len(runs)} runs of consecutive rows, more than "
+            f"{MAX_SLICED_RUNS} SLICEs; Ethos-U has no GATHER, so the lookup stays on the CPU",
+        )
+    pieces = [
+        slice_tensor(ctx.graph, table, (0, first, 0), (before, count, after), name=f"{node.name}_run{number}")
+        for number, (first, count) in enumerate(runs)
+    ]
+    return pieces[0] if len(pieces) == 1 else concat(ctx.graph, pieces, axis=1, name=f"{node.name}_rows")
 
 
 def annotate_index(node: Node, config: QuantizationConfig) -> None:
@@ -60,11 +143,14 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     shape = shape_of(x)
     before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
     value = ctx.value(x)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not _feeds_only_indexing(node):
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     table = reshape(ctx.graph, value, (before, shape[dim], after), name=f"{node.name}_table")
-    chosen = index_value(ctx, index, before, name=f"{node.name}_indices")
-    return reshape(ctx.graph, gather(ctx, table, chosen, name=f"{node.name}_rows"), shape_of(node), name=node.name)
+    if _has_no_gather(ctx.spec):
+        rows = _sliced_rows(ctx, node, table, index)
+    else:
+        rows = gather(ctx, table, index_value(ctx, index, before, name=f"{node.name}_indices"), name=f"{node.name}_rows")
+    return reshape(ctx.graph, rows, shape_of(node), name=node.name)
 
 
 class _IndexConstant(torch.nn.Module):
@@ -83,6 +169,10 @@ def rows_by_input(x: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
     return x[indices]
 
 
+def reflect_padded(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.pad(x, (2, 1, 1, 2), mode="reflect")
+
+
 def pointwise_pairs(x: torch.Tensor) -> torch.Tensor:
     rows = torch.tensor([0, 2, 1], dtype=torch.int32)
     return x[rows, rows]
@@ -92,9 +182,12 @@ _ETHOS_U = ("u55_INT", "u85_INT")  # no GATHER on the NPU: see arm/ops/common/ga
 _EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
 
 TEST_CASES = {
-    "middle_dim_2d_indices": OpTestCase(
-        _IndexConstant(1, [[3, 0], [4, 4]]), random_inputs(0, (2, 5, 6)), cpu_targets=_ETHOS_U
-    ),
+    # A constant index: GATHER, or on Ethos-U the runs [3], [0], [4], [4] as SLICEs and a CONCAT.
+    "middle_dim_2d_indices": OpTestCase(_IndexConstant(1, [[3, 0], [4, 4]]), random_inputs(0, (2, 5, 6))),
+    # Reflection padding decomposes into an index per padded dim, with folded constant indices; only the
+    # last of the two is quantized.
+    "reflect_pad": OpTestCase(FunctionModule(reflect_padded), random_inputs(3, (1, 2, 5, 6))),
+    # Indices from a model input: no GATHER on Ethos-U, and no constant to slice by.
     "rows_by_input": OpTestCase(
         FunctionModule(rows_by_input),
         (*random_inputs(1, (6, 8)), torch.tensor([5, 0, 2], dtype=torch.int32)),
