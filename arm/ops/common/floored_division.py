@@ -13,6 +13,7 @@ comparisons and SELECT, which the U55 lacks).
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import torch
@@ -28,6 +29,7 @@ from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
 
 Operand = TosaValue | float
+_FOLDED_NAME = re.compile(r"_folded(_\d+)?$")
 # (dividend, divisor) -> result, the float operation the INT table evaluates.
 TorchDivision = Callable[[torch.Tensor, "torch.Tensor | float"], torch.Tensor]
 
@@ -46,12 +48,15 @@ def floored_remainder(m: FloatMath, a: Operand, b: Operand) -> TosaValue:
 
 
 def is_lifted_number(arg: object) -> bool:
-    """A number written as a tensor by export (x // 0.5 becomes div(x, _lifted_tensor_constant0))."""
-    if not isinstance(arg, Node) or arg.op != "placeholder" or "lifted_tensor_constant" not in str(arg.target):
+    """A number written as a tensor by export (x // 0.5 becomes div(x, _lifted_tensor_constant0)), or
+    folded into one before partitioning (an int divisor cast to float: ``..._folded``, see
+    arm/passes/fold_constants.py)."""
+    if not isinstance(arg, Node) or arg.op != "placeholder":
+        return False
+    if "lifted_tensor_constant" not in str(arg.target) and not _FOLDED_NAME.search(str(arg.target)):
         return False
     value = arg.meta.get("val")
     return isinstance(value, torch.Tensor) and value.numel() == 1
-
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
