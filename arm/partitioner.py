@@ -268,9 +268,9 @@ def _ethos_u_bool_reason(node: Node, selected: set[Node], spec: TosaSpecificatio
     """Keeps bool tensors from crossing an Ethos-U55/U65 partition's boundary.
 
     The U85 takes them: Vela 5.2.0 compiles bool graph inputs and outputs (only its
-    --show-cpu-operations report failed on them, which arm/ethosu/vela.py no longer asks for when
-    nothing is left on the CPU), and ExecuTorch's EthosUBackend copies a bool argument to a
-    one-byte-element Vela input as it copies int8. The U55 has no operator that reads or makes a bool
+    --show-cpu-operations report fails on them; arm/ethosu/vela.py then reads its debug database),
+    and ExecuTorch's EthosUBackend copies a bool argument to a one-byte-element Vela input as it
+    copies int8. The U55 has no operator that reads or makes a bool
     tensor, and no such stream has been checked there."""
     if not spec.has("u55") or is_quantize(node) or is_dequantize(node):
         return None

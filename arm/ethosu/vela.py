@@ -15,6 +15,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 from ethosu.vela import vela
@@ -31,8 +32,6 @@ _NETWORK_NAME = "model"
 _DEFAULT_CONFIG_INI = "Arm/vela.ini"
 # With --show-cpu-operations Vela lists each operator as "   CPU: <op> = <name> (outputs [...])".
 _CPU_OPERATOR_LINE = re.compile(r"^\s+CPU: (?P<op>.+)$", re.MULTILINE)
-# Vela's summary always has "CPU operators = <count> (<share>%)".
-_CPU_OPERATOR_COUNT = re.compile(r"^CPU operators = (?P<count>\d+)", re.MULTILINE)
 _LOG_TAIL_LINES = 20
 
 
@@ -50,8 +49,7 @@ def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifac
         tosa_path = Path(workdir) / f"{_NETWORK_NAME}.tosa"
         tosa_path.write_bytes(tosa_flatbuffer)
         output_dir = Path(workdir) / "out"
-        log = _run_vela(_vela_arguments(spec, tosa_path, output_dir), spec.target)
-        cpu_ops = _cpu_operators(log, spec, tosa_path, Path(workdir) / "named")
+        log, cpu_ops = _run_vela_naming_cpu_operators(spec, tosa_path, output_dir)
         bin_stream = _read_raw_output(output_dir / f"{_NETWORK_NAME}_vela.npz")
         summary_csv = (output_dir / f"{_NETWORK_NAME}_summary_{spec.system_config}.csv").read_text()
         per_layer = output_dir / f"{_NETWORK_NAME}_per-layer.csv"
@@ -75,21 +73,40 @@ def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifac
     )
 
 
-def _cpu_operators(log: str, spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) -> tuple[str, ...]:
-    """The operators Vela left to the CPU, named by a second run with --show-cpu-operations.
+def _run_vela_naming_cpu_operators(
+    spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path
+) -> tuple[str, tuple[str, ...]]:
+    """Vela's output and the operators it left on the CPU.
 
-    Only when the summary counts some: Vela 5.2.0's --show-cpu-operations report raises KeyError on a
-    graph whose input or output is a bool tensor (its source table has no row for the operator), while
-    the compilation itself is fine.
+    Vela 5.2.0's --show-cpu-operations report raises KeyError on a graph whose input or output is a
+    bool tensor (its source table has no row for that operator), after compiling it fine. Such a graph
+    is compiled again with the report off and the debug database on, and the CPU operators are read
+    from the database as the report reads them (its summary counts say 0 CPU operators even for a
+    GATHER it leaves on the CPU, so they cannot stand in).
     """
-    count = _CPU_OPERATOR_COUNT.search(log)
-    if count is None or int(count["count"]) == 0:
-        return ()
+    arguments = _vela_arguments(spec, tosa_path, output_dir)
     try:
-        named = _run_vela([*_vela_arguments(spec, tosa_path, output_dir), "--show-cpu-operations"], spec.target)
-    except VelaCompileError:
-        named = ""
-    return tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(named)) or (f"{count['count']} operator(s)",)
+        log = _run_vela([*arguments, "--show-cpu-operations"], spec.target)
+    except KeyError:
+        log = _run_vela([*arguments, "--enable-debug-db"], spec.target)
+        return log, _cpu_operators_from_debug_db(output_dir / f"{_NETWORK_NAME}_debug.xml")
+    return log, tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(log))
+
+
+def _cpu_operators_from_debug_db(path: Path) -> tuple[str, ...]:
+    """"<operator> = <name>" for each perf-table row that neither a command queue entry nor a fused
+    group runs on the NPU (Vela's own rule in its --show-cpu-operations report)."""
+    tables = {}
+    for table in ElementTree.parse(path).getroot().iter("table"):
+        rows = list(csv.DictReader(io.StringIO((table.text or "").strip())))
+        tables[table.get("name")] = rows
+    on_npu = {row["optimised_id"] for row in tables.get("queue", [])}
+    grouped = {row["id"] for row in tables.get("group", [])}
+    return tuple(
+        f"{row['operator']} = {row['name']}"
+        for row in tables.get("perf", [])
+        if row["optimised_id"] not in on_npu and row["id"] not in grouped
+    )
 
 
 def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) -> list[str]:
