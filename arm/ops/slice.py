@@ -12,6 +12,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.strided import StridedRows, as_rows, read_strided
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -36,9 +37,10 @@ def _arguments(node: Node) -> tuple[int, int, int]:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     dim, _, _ = _arguments(node)
+    x = node.args[0]
     return first_reason(
         None if shape_of(node)[dim] else f"{describe(node)}: an empty slice has nothing to compute",
-        profile_reason(node, spec, [node.args[0]]),
+        integer_data_support(node, spec) if is_integer_arithmetic(node) else profile_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
     )
 
@@ -50,7 +52,7 @@ def annotate_slice(node: Node, config: QuantizationConfig) -> None:
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     dim, start, step = _arguments(node)
     value = ctx.value(node.args[0])
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):  # integer data moves as it is
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     if step != 1:
         where = StridedRows(start, step, shape_of(node)[dim], value.shape[dim])
@@ -81,6 +83,10 @@ def every_third_width(x: torch.Tensor) -> torch.Tensor:
     return x[..., 1::3]
 
 
+def every_fourth_column(x: torch.Tensor) -> torch.Tensor:
+    return x[..., ::4]
+
+
 def even_rows(x: torch.Tensor) -> torch.Tensor:
     return x[0:6:2]
 
@@ -93,6 +99,12 @@ TEST_CASES = {
     # Columns 1, 4, 7, 10 of 11: three whole groups of 3 and a last column of its own.
     "step_3_last_dim": OpTestCase(FunctionModule(every_third_width), random_inputs(4, (1, 2, 3, 11))),
     "step_2_rows": OpTestCase(FunctionModule(even_rows), random_inputs(5, (7, 5))),
+    # int8 data, not quantized: moved as it is (no integer data in the FP profile).
+    "int8_data_step_4": OpTestCase(
+        FunctionModule(every_fourth_column),
+        (torch.randint(-128, 128, (1, 2, 3, 10), generator=torch.Generator().manual_seed(6), dtype=torch.int8),),
+        cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
 }
 
 OP = ArmOp(
