@@ -184,10 +184,6 @@ class _ClampInt32ByRows(torch.nn.Module):
         return torch.clamp(x, self.low, self.high)
 
 
-def clamp_int32(x: torch.Tensor) -> torch.Tensor:
-    return torch.clamp(x, -10, 25)
-
-
 def _int32_values(seed: int, shape: tuple[int, ...]) -> tuple[torch.Tensor]:
     return (torch.randint(-60, 60, shape, generator=torch.Generator().manual_seed(seed), dtype=torch.int32),)
 
@@ -205,7 +201,6 @@ TEST_CASES = {
     "max_only": OpTestCase(FunctionModule(clamp_max), random_inputs(3, (2, 5, 32))),
     "tensor_bounds": OpTestCase(_ClampByBuffers(), random_inputs(4, (3, 40))),
     "conv_relu6": OpTestCase(seeded(5, _ConvRelu6), random_inputs(6, (1, 8, 12, 12))),
-    "int32": OpTestCase(FunctionModule(clamp_int32), _int32_values(7, (2, 3, 8)), cpu_targets=_NO_INTEGERS),
     "int32_tensor_bounds": OpTestCase(_ClampInt32ByRows(), _int32_values(8, (4, 6)), cpu_targets=_NO_INTEGERS),
 }
 

@@ -87,10 +87,6 @@ def every_fourth_column(x: torch.Tensor) -> torch.Tensor:
     return x[..., ::4]
 
 
-def even_rows(x: torch.Tensor) -> torch.Tensor:
-    return x[0:6:2]
-
-
 TEST_CASES = {
     "channels": OpTestCase(FunctionModule(channels_1_to_3), random_inputs(0, (1, 6, 8, 8))),
     "negative_start": OpTestCase(FunctionModule(tail_negative), random_inputs(1, (2, 3, 10))),
@@ -98,7 +94,6 @@ TEST_CASES = {
     "two_dims": OpTestCase(FunctionModule(two_dims), random_inputs(3, (1, 4, 8, 9))),
     # Columns 1, 4, 7, 10 of 11: three whole groups of 3 and a last column of its own.
     "step_3_last_dim": OpTestCase(FunctionModule(every_third_width), random_inputs(4, (1, 2, 3, 11))),
-    "step_2_rows": OpTestCase(FunctionModule(even_rows), random_inputs(5, (7, 5))),
     # int8 data, not quantized: moved as it is (no integer data in the FP profile).
     "int8_data_step_4": OpTestCase(
         FunctionModule(every_fourth_column),

@@ -40,22 +40,12 @@ def scalar_minus(x: torch.Tensor) -> torch.Tensor:
     return 2.0 - x
 
 
-def minus_seven(x: torch.Tensor) -> torch.Tensor:
-    return x - 7
-
-
 TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(subtract), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(subtract), random_inputs(1, (1, 8, 16, 16), (1, 1, 16, 16))),
     "broadcast_rank": OpTestCase(FunctionModule(subtract), random_inputs(2, (4, 64), (64,))),
     "scalar": OpTestCase(FunctionModule(subtract_scalar), random_inputs(3, (1, 4, 8, 8))),
     "scalar_minus": OpTestCase(FunctionModule(scalar_minus), random_inputs(4, (2, 3, 10))),
-    # int32 data, not quantized: one int32 SUB (no integer arithmetic in the FP profile).
-    "int32_minus_number": OpTestCase(
-        FunctionModule(minus_seven),
-        (torch.randint(-50, 50, (3, 8), generator=torch.Generator().manual_seed(5), dtype=torch.int32),),
-        cpu_targets=("tosa_FP", "vgf_FP"),
-    ),
 }
 
 OP = ArmOp(
