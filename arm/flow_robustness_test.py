@@ -92,6 +92,9 @@ LOWERED = {
     # and lowered (arm/ops/tril.py, arm/ops/select_scatter.py).
     "tril": OpTestCase(FunctionModule(lambda x: torch.tril(x) + x), random_inputs(10, (4, 4))),
     "select_scatter": OpTestCase(FunctionModule(lambda x, y: torch.select_scatter(x, y, 0, 1)), random_inputs(11, (3, 4), (4,))),
+    # Once a fallback case: the padding's two chained index ops (one per padded dim, only the last
+    # quantized) now lower, the inner one on its input's grid (arm/ops/index.py).
+    "reflection_pad": OpTestCase(FunctionModule(lambda x: F.pad(x, (1, 1, 1, 1), mode="reflect")), random_inputs(12, (1, 2, 4, 4))),
 }
 
 
@@ -112,12 +115,6 @@ class FallbackCase:
 
 
 FALLBACK = {
-    "reflection_pad": FallbackCase(
-        FunctionModule(lambda x: F.pad(x, (1, 1, 1, 1), mode="reflect")),
-        random_inputs(12, (1, 2, 4, 4)),
-        ("index",),
-        runs_on_cpu=True,
-    ),
     # Once: re-export failed in quantize_per_tensor (an int32 clamp was annotated).
     "clamp_int32": FallbackCase(
         FunctionModule(lambda x: (x * 4).to(torch.int32).clamp(-3, 3).to(torch.float32) + x),
