@@ -67,8 +67,10 @@ from arm.tosa.specification import TosaSpecification
 EXP_FULL_SCALE = LOOKUP14_MAX
 # Largest reduction whose sum of E fits int32.
 MAX_REDUCED_ELEMENTS = 1 << 15
-# R = 2**28 / S: at most 2**28 / EXP_FULL_SCALE < 2**15 (an int16), and E * R < 2**29.
-_INVERSE_FRACTION_BITS = 28
+# R = 2**K / S: K at most 42 keeps the normalizing shift of S >= EXP_FULL_SCALE non-negative (and R < 2**29).
+_MAX_INVERSE_FRACTION_BITS = 42
+# Vela runs an int32 MUL whose shift exceeds 31 with double rounding (TOSA's apply_scale_32 rounds once).
+_MAX_MUL_SHIFT = 31
 
 
 def softmax_dim(node: Node) -> int:
@@ -272,11 +274,46 @@ def _lower_int(
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden)
-    normalized = normalize(ints, exponentials.total)
+    import os
+    if os.environ.get("SOFTMAX_VARIANT") == "old":
+        return _old_quotient(name, ctx, ints, exponentials, output)
+    # The MUL below rounds E * R onto the output grid's power-of-two step (the probability grids' own
+    # step), so R carries as many bits as that shift allows.
+    exponent = math.floor(math.log2(output.scale))
+    fraction_bits = min(_MAX_INVERSE_FRACTION_BITS, _MAX_MUL_SHIFT - exponent)
+    inverse = row_inverse(ints, exponentials.total, fraction_bits)
+    # E as int32 by a MUL by one: a RESCALE would be folded into the exp TABLE, turning it into a
+    # 16-to-32-bit lookup (see the module doc).
+    one = ctx.graph.add_const(f"{name}_one", np.ones((1,) * x.rank, np.dtype(np.int16)))
+    exp_int32 = ints.mul(exponentials.exp, one, "exp_wide", shift=0)
+    quotient = ints.mul(exp_int32, inverse, "quotient", shift=fraction_bits + exponent)
+    return rescale(
+        ctx.graph,
+        quotient,
+        name=name,
+        scales=[2.0**exponent / output.scale],
+        output_dtype=output.dtype,
+        input_zp=0,
+        output_zp=output.zero_point,
+        output_qparams=output,
+    )
+
+
+def row_inverse(ints: Int32Emitter, total: TosaValue, fraction_bits: int) -> TosaValue:
+    """``R = round(2**fraction_bits / S)`` (int32) for row sums ``S`` in [EXP_FULL_SCALE, 2**31)."""
+    normalized = normalize(ints, total)
     inverse = reciprocal(ints, normalized.mantissa)
-    # 2**28 / S = inverse * 2**(shift - 31 - 28 + 28): a rounding right shift by 31 - shift >= 15
-    # (S >= 2**14 means shift <= 16).
-    fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - _INVERSE_FRACTION_BITS
+    # 2**K / S = inverse * 2**(shift - 31 - 28 + K): a rounding right shift by 31 + 28 - K - shift, which is
+    # >= 0 for K <= _MAX_INVERSE_FRACTION_BITS since S >= EXP_FULL_SCALE = 2**14 - 1 means shift <= 17.
+    fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - fraction_bits
+    row_shift = ints.sub(ints.constant(fixed_shift, "row_shift_base"), normalized.shift, "row_shift")
+    return ints.shift_right_rounding(inverse, row_shift, "inverse")
+
+
+def _old_quotient(name, ctx, ints, exponentials, output):
+    normalized = normalize(ints, exponentials.total)
+    inverse = reciprocal(ints, normalized.mantissa, steps=2)
+    fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - 28
     row_shift = ints.sub(ints.constant(fixed_shift, "row_shift_base"), normalized.shift, "row_shift")
     inverse_int32 = ints.shift_right_rounding(inverse, row_shift, "inverse_int32")
     inverse_int16 = rescale(ctx.graph, inverse_int32, name=f"{name}_inverse", scales=[1.0],
@@ -286,7 +323,7 @@ def _lower_int(
         ctx.graph,
         quotient,
         name=name,
-        scales=[2.0**-_INVERSE_FRACTION_BITS / output.scale],
+        scales=[2.0**-28 / output.scale],
         output_dtype=output.dtype,
         input_zp=0,
         output_zp=output.zero_point,
