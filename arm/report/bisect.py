@@ -325,6 +325,8 @@ def _matching_probes(
         if value is None:
             continue
         shape = tuple(value.shape)
+        if probe.nhwc and len(shape) != 4:
+            continue  # an NHWC tensor named after a node of another rank holds something else
         if probe.nhwc:
             shape = (shape[0], shape[2], shape[3], shape[1])
         if tables[probe.partition][probe.tensor].shape == shape:
