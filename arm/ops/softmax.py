@@ -5,8 +5,8 @@ FP: REDUCE_MAX, SUB, EXP, REDUCE_SUM, RECIPROCAL, MUL.
 INT: the output grid is fixed (1/256, zero point -128; see QuantizationConfig.probability_output).
 On an Ethos-U the full-size operators cost cycles in proportion to their element count and width
 (int32 ones twice int16 ones), while per-row operators are nearly free, so the full-size work is
-kept to int8/int16 operators Vela fuses with their RESCALEs, and all the arithmetic on the row
-sums happens per row:
+kept to int8/int16 operators Vela fuses with their RESCALEs (but for the final product on long rows,
+step 5), and all the arithmetic on the row sums happens per row:
 
 1. ``max(x)`` along the axis; for the innermost axis the rows are first transposed to the outer
    axis, where Vela reduces about four times faster (see ``row_maximum``).
@@ -14,25 +14,30 @@ sums happens per row:
 3. ``E = round(16383 * exp(scale * d))`` as int16: one int16 TABLE (``Int32Emitter.lookup_steps``),
    or on the U55/U65, which have none, two int8 TABLEs of seven bits each (``Int32Emitter.lookup14``).
    8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
-4. ``S = REDUCE_SUM(E)``; ``R = round(2**K / S)`` per row, an int32, from CLZ normalization and three
-   Newton-Raphson steps (arm.ops.common.fixed_point). K = 31 + log2(output step) (39 for the int8
-   grid, at most 42), so R has 20 significant bits on a 197-key row and at least 14 below 32768 keys.
-5. E widened to int32 by a MUL by one, then one int32 MUL ``E * R / 2**31`` rounds ``E / S`` onto the
-   output grid once, and a RESCALE adds the zero point. The rounding of R moves the result by at most
-   ``E / 2**32`` of an output step. The MUL by one is there because a widening RESCALE would be folded
-   into the exp TABLE (a 16-to-32-bit lookup); the shift stays at 31 because Vela runs an int32 MUL
-   with a larger shift with double rounding, which TOSA's MUL does not do.
-
-   Before (to 2026-11-26), R was ``round(2**28 / S)``, an int16 (~7 bits on 197-key rows), and the
-   product was rescaled by 2**-20: up to 1/128 of an output step off, enough to flip 0.2% of a ViT's
-   attention probabilities against the quantized torch model. The int32 form costs the [1, 3, 197, 197]
-   softmax of deit_tiny 95k more U85-256 cycles (168k -> 263k) and 157k more U55-128 cycles (1.00M ->
-   1.16M); see bench/README.md "deit_tiny against its own quantized model".
+4. ``S = REDUCE_SUM(E)``, then a per-row reciprocal from CLZ normalization and Newton-Raphson
+   (arm.ops.common.fixed_point, ``row_inverse``).
+5. On rows of at least INT32_INVERSE_MIN_KEYS (128) keys: ``R = round(2**K / S)`` as an int32 (three
+   Newton steps; K = 31 + log2(output step), 39 for the int8 grid, 42 at most), so R has 20
+   significant bits on a 197-key row. E is widened to int32 by a MUL by one, one int32 MUL
+   ``E * R / 2**31`` rounds ``E / S`` onto the output grid once, and a RESCALE adds the zero point;
+   rounding R moves the result by at most ``E / 2**32`` of an output step. The MUL by one is there
+   because a widening RESCALE would be folded into the exp TABLE (a 16-to-32-bit lookup, which our NPU
+   model does not run); the shift stays at 31 because Vela runs an int32 MUL with a larger shift with
+   double rounding, which TOSA's MUL does not do.
+   Shorter rows: ``R = round(2**28 / S)``, an int16 (S >= 16383), two Newton steps, one int16 x int16
+   MUL and a RESCALE by 2**-28; rounding R moves the result by up to ``E / 2**21`` of an output step
+   (1/128). That was every row's form before 2026-11-26: on deit_tiny's 197-key rows it put 0.2% of the
+   attention probabilities a step off the quantized torch model; the int32 form leaves only half-step
+   ties, for 267k instead of 174k U85-256 cycles per [1, 3, 197, 197] softmax (U55-128: 1.16M instead
+   of 1.00M). Short rows keep the cheaper form: per-operator costs dominate there, and the models with
+   such rows (bert, llama, the encoder, mha_sequence) sit within 1-5% of the peer's cycles. See
+   bench/README.md "deit_tiny against its own quantized model".
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
-(Vela 5.2.0 runs it there); steps 4 and 5 are unchanged. E's interpolation error (a unit or two of
-its 14 bits where exp is steepest) stays within an int16 output step on the a16w8 case.
+(Vela 5.2.0 runs it there); steps 4 and 5 are unchanged (K = 42 on long rows: the int16 grid's step
+is 2**-15). E's interpolation error (a unit or two of its 14 bits where exp is steepest) stays within
+an int16 output step on the a16w8 cases.
 
 Masked (attention): ``softmax(masked_fill(scores, hidden, -inf))`` with a constant ``hidden`` is lowered
 as one softmax of the int8 scores (arm/ops/common/masked_scores.py) in which hidden keys get E = 0, so
