@@ -5,8 +5,8 @@ FP: REDUCE_MAX, SUB, EXP, REDUCE_SUM, RECIPROCAL, MUL.
 INT: the output grid is fixed (1/256, zero point -128; see QuantizationConfig.probability_output).
 On an Ethos-U the full-size operators cost cycles in proportion to their element count and width
 (int32 ones twice int16 ones), while per-row operators are nearly free, so the full-size work is
-kept to int8/int16 operators Vela fuses with their RESCALEs, and all the arithmetic on the row
-sums happens per row:
+kept to int8/int16 operators Vela fuses with their RESCALEs (but for the final product on long rows,
+step 5), and all the arithmetic on the row sums happens per row:
 
 1. ``max(x)`` along the axis; for the innermost axis the rows are first transposed to the outer
    axis, where Vela reduces about four times faster (see ``row_maximum``).
@@ -14,15 +14,30 @@ sums happens per row:
 3. ``E = round(16383 * exp(scale * d))`` as int16: one int16 TABLE (``Int32Emitter.lookup_steps``),
    or on the U55/U65, which have none, two int8 TABLEs of seven bits each (``Int32Emitter.lookup14``).
    8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
-4. ``S = REDUCE_SUM(E)``; ``R = round(2**28 / S)`` per row from CLZ normalization and Newton-Raphson
-   (arm.ops.common.fixed_point), an int16 since S >= 16383.
-5. One MUL ``E * R`` (int16 x int16 -> int32) and one RESCALE put ``E / S`` onto the output grid.
-   Rounding R moves the result by at most ``E * 0.5 / 2**28 < 2**-15``: R needs no per-row exponent.
+4. ``S = REDUCE_SUM(E)``, then a per-row reciprocal from CLZ normalization and Newton-Raphson
+   (arm.ops.common.fixed_point, ``row_inverse``).
+5. On rows of at least INT32_INVERSE_MIN_KEYS (128) keys: ``R = round(2**K / S)`` as an int32 (three
+   Newton steps; K = 31 + log2(output step), 39 for the int8 grid, 42 at most), so R has 20
+   significant bits on a 197-key row. E is widened to int32 by a MUL by one, one int32 MUL
+   ``E * R / 2**31`` rounds ``E / S`` onto the output grid once, and a RESCALE adds the zero point;
+   rounding R moves the result by at most ``E / 2**32`` of an output step. The MUL by one is there
+   because a widening RESCALE would be folded into the exp TABLE (a 16-to-32-bit lookup, which our NPU
+   model does not run); the shift stays at 31 because Vela runs an int32 MUL with a larger shift with
+   double rounding, which TOSA's MUL does not do.
+   Shorter rows: ``R = round(2**28 / S)``, an int16 (S >= 16383), two Newton steps, one int16 x int16
+   MUL and a RESCALE by 2**-28; rounding R moves the result by up to ``E / 2**21`` of an output step
+   (1/128). That was every row's form before 2026-11-26: on deit_tiny's 197-key rows it put 0.2% of the
+   attention probabilities a step off the quantized torch model; the int32 form leaves only half-step
+   ties, for 267k instead of 174k U85-256 cycles per [1, 3, 197, 197] softmax (U55-128: 1.16M instead
+   of 1.00M). Short rows keep the cheaper form: per-operator costs dominate there, and the models with
+   such rows (bert, llama, the encoder, mha_sequence) sit within 1-5% of the peer's cycles. See
+   bench/README.md "deit_tiny against its own quantized model".
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
-(Vela 5.2.0 runs it there); steps 4 and 5 are unchanged. E's interpolation error (a unit or two of
-its 14 bits where exp is steepest) stays within an int16 output step on the a16w8 case.
+(Vela 5.2.0 runs it there); steps 4 and 5 are unchanged (K = 42 on long rows: the int16 grid's step
+is 2**-15). E's interpolation error (a unit or two of its 14 bits where exp is steepest) stays within
+an int16 output step on the a16w8 cases.
 
 Masked (attention): ``softmax(masked_fill(scores, hidden, -inf))`` with a constant ``hidden`` is lowered
 as one softmax of the int8 scores (arm/ops/common/masked_scores.py) in which hidden keys get E = 0, so
@@ -48,7 +63,14 @@ from torch.fx import Node
 
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.elementwise import emit
-from arm.ops.common.fixed_point import LOOKUP14_MAX, RECIPROCAL_FRACTION_BITS, Int32Emitter, normalize, reciprocal
+from arm.ops.common.fixed_point import (
+    LOOKUP14_MAX,
+    RECIPROCAL_FRACTION_BITS,
+    RECIPROCAL_STEPS,
+    Int32Emitter,
+    normalize,
+    reciprocal,
+)
 from arm.ops.common.masked_scores import masked_scores
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
@@ -67,8 +89,12 @@ from arm.tosa.specification import TosaSpecification
 EXP_FULL_SCALE = LOOKUP14_MAX
 # Largest reduction whose sum of E fits int32.
 MAX_REDUCED_ELEMENTS = 1 << 15
-# R = 2**28 / S: at most 2**28 / EXP_FULL_SCALE < 2**15 (an int16), and E * R < 2**29.
-_INVERSE_FRACTION_BITS = 28
+# R = 2**K / S: K at most 42 keeps the normalizing shift of S >= EXP_FULL_SCALE non-negative (and R < 2**29).
+_MAX_INVERSE_FRACTION_BITS = 42
+# Short rows' R = 2**28 / S: at most 2**28 / EXP_FULL_SCALE < 2**15 (an int16), and E * R < 2**29.
+_INT16_INVERSE_FRACTION_BITS = 28
+# Vela runs an int32 MUL whose shift exceeds 31 with double rounding (TOSA's apply_scale_32 rounds once).
+_MAX_MUL_SHIFT = 31
 
 
 def softmax_dim(node: Node) -> int:
@@ -272,26 +298,58 @@ def _lower_int(
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden)
-    normalized = normalize(ints, exponentials.total)
-    inverse = reciprocal(ints, normalized.mantissa)
-    # 2**28 / S = inverse * 2**(shift - 31 - 28 + 28): a rounding right shift by 31 - shift >= 15
-    # (S >= 2**14 means shift <= 16).
-    fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - _INVERSE_FRACTION_BITS
-    row_shift = ints.sub(ints.constant(fixed_shift, "row_shift_base"), normalized.shift, "row_shift")
-    inverse_int32 = ints.shift_right_rounding(inverse, row_shift, "inverse_int32")
-    inverse_int16 = rescale(ctx.graph, inverse_int32, name=f"{name}_inverse", scales=[1.0],
+    if x.shape[axis] < INT32_INVERSE_MIN_KEYS:
+        return _quotient_by_int16_inverse(name, ctx, ints, exponentials, output)
+    return _quotient_by_int32_inverse(name, ctx, ints, exponentials, output)
+
+
+# Rows at least this long normalize with an int32 R (step 5 of the module doc). Shorter rows keep the
+# int16 R, which costs fewer cycles where per-operator costs dominate: the models with such rows (bert
+# 16 keys, llama, the encoder 32, mha_sequence 40) sit within 1-5% of the peer's cycles.
+INT32_INVERSE_MIN_KEYS = 128
+
+
+def _quotient_by_int32_inverse(
+    name: str, ctx: LoweringContext, ints: Int32Emitter, exponentials: ShiftedExponentials, output: QParams
+) -> TosaValue:
+    """``E / S`` on the output grid from ``R = round(2**K / S)`` (int32) and one rounding int32 MUL."""
+    # The MUL rounds E * R onto the output grid's power-of-two step (the probability grids' own step),
+    # so R carries as many bits as that shift allows.
+    exponent = math.floor(math.log2(output.scale))
+    fraction_bits = min(_MAX_INVERSE_FRACTION_BITS, _MAX_MUL_SHIFT - exponent)
+    inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)
+    # E as int32 by a MUL by one: a RESCALE would be folded into the exp TABLE, turning it into a
+    # 16-to-32-bit lookup (see the module doc).
+    one = ctx.graph.add_const(f"{name}_one", np.ones((1,) * ints.rank, np.dtype(np.int16)))
+    exp_int32 = ints.mul(exponentials.exp, one, "exp_wide", shift=0)
+    quotient = ints.mul(exp_int32, inverse, "quotient", shift=fraction_bits + exponent)
+    return rescale(ctx.graph, quotient, name=name, scales=[2.0**exponent / output.scale], output_dtype=output.dtype,
+                   input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+
+
+def _quotient_by_int16_inverse(
+    name: str, ctx: LoweringContext, ints: Int32Emitter, exponentials: ShiftedExponentials, output: QParams
+) -> TosaValue:
+    """``E / S`` on the output grid from ``R = round(2**28 / S)`` (an int16, since S >= 2**14 - 1) and an
+    int16 x int16 MUL rescaled by 2**-28: rounding R moves the result by at most ``E * 0.5 / 2**28``."""
+    inverse_int32 = row_inverse(ints, exponentials.total, _INT16_INVERSE_FRACTION_BITS, steps=2)
+    inverse_int16 = rescale(ctx.graph, inverse_int32, name=f"{name}_inverse_int16", scales=[1.0],
                             output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
     quotient = ints.mul(exponentials.exp, inverse_int16, "quotient", shift=0)
-    return rescale(
-        ctx.graph,
-        quotient,
-        name=name,
-        scales=[2.0**-_INVERSE_FRACTION_BITS / output.scale],
-        output_dtype=output.dtype,
-        input_zp=0,
-        output_zp=output.zero_point,
-        output_qparams=output,
-    )
+    return rescale(ctx.graph, quotient, name=name, scales=[2.0**-_INT16_INVERSE_FRACTION_BITS / output.scale],
+                   output_dtype=output.dtype, input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+
+
+def row_inverse(ints: Int32Emitter, total: TosaValue, fraction_bits: int, *, steps: int) -> TosaValue:
+    """``R = round(2**fraction_bits / S)`` (int32) for row sums ``S`` in [EXP_FULL_SCALE, 2**31), by
+    ``steps`` Newton-Raphson steps (two leave 16 good bits, three all of them)."""
+    normalized = normalize(ints, total)
+    inverse = reciprocal(ints, normalized.mantissa, steps=steps)
+    # 2**K / S = inverse * 2**(shift - 31 - 28 + K): a rounding right shift by 31 + 28 - K - shift, which is
+    # >= 0 for K <= _MAX_INVERSE_FRACTION_BITS since S >= EXP_FULL_SCALE = 2**14 - 1 means shift <= 17.
+    fixed_shift = 31 + RECIPROCAL_FRACTION_BITS - fraction_bits
+    row_shift = ints.sub(ints.constant(fixed_shift, "row_shift_base"), normalized.shift, "row_shift")
+    return ints.shift_right_rounding(inverse, row_shift, "inverse")
 
 
 def softmax_last(x: torch.Tensor) -> torch.Tensor:
@@ -306,6 +364,17 @@ def softmax_first(x: torch.Tensor) -> torch.Tensor:
     return torch.softmax(x, dim=0)
 
 
+class KeyPaddingSoftmax(torch.nn.Module):
+    """Attention over keys of which the last ``hidden`` are padding (a constant mask): a masked softmax."""
+
+    def __init__(self, keys: int, hidden: int):
+        super().__init__()
+        self.register_buffer("hidden", torch.arange(keys) >= keys - hidden)
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return scores.masked_fill(self.hidden, float("-inf")).softmax(-1)
+
+
 def _scaled(seed: int, scale: float, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
     return tuple(scale * tensor for tensor in random_inputs(seed, *shapes))
 
@@ -315,8 +384,16 @@ TEST_CASES = {
     "rank4_last": OpTestCase(FunctionModule(softmax_last), random_inputs(1, (1, 4, 8, 16))),
     "rank4_channels": OpTestCase(FunctionModule(softmax_channels), random_inputs(2, (1, 16, 4, 4))),
     "rank3_first": OpTestCase(FunctionModule(softmax_first), random_inputs(3, (6, 5, 8))),
-    # Attention-sized rows: a sum over 197 elements, and rows dominated by one element.
+    # Attention-sized rows: a sum over 197 elements, and rows dominated by one element; normalized with the
+    # int32 R of long rows (INT32_INVERSE_MIN_KEYS), as are the next two.
     "attention_rows": OpTestCase(FunctionModule(softmax_last), random_inputs(4, (1, 3, 12, 197))),
+    "masked_long_rows": OpTestCase(KeyPaddingSoftmax(160, 24), random_inputs(8, (1, 2, 3, 160))),
+    "a16w8_long_rows": OpTestCase(
+        FunctionModule(softmax_last),
+        random_inputs(9, (2, 160)),
+        cpu_targets=("tosa_INT", "vgf_INT"),
+        quantization=get_symmetric_a16w8_quantization_config,
+    ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
     # ~0.06) moves such outputs by ~2 steps, the bound against the float module.
     "peaked": OpTestCase(FunctionModule(softmax_last), _scaled(5, 2.5, (4, 32))),

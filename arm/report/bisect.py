@@ -12,7 +12,14 @@ such as a layer norm whose tensor has no name of its own) adds, free of everythi
     python -m arm.report.bisect --model models.zoo.deit_tiny:small --target ethos-u55-128 --samples 4
 
 prints every layer in graph order (local and carried error in steps of the layer's int grid), the
-layers with the largest local error, and the local error summed up by op.
+layers with the largest local error, the local error summed up by op, and the first layer in graph
+order whose local differences are not all at ties.
+
+A tie is an element whose quantized-model value sits on a half step of its grid: which way it rounds
+is a convention (torch rounds half to even, TOSA's RESCALE and pools half up), not a lowering fault,
+so differences there are counted apart. ``--float64`` evaluates the quantized model in float64 (its
+quantize and dequantize ops on the same integer grids, without float32's rounding), so a tie is
+exactly one rather than a hair either side of it: float32 noise then decides nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from torch.fx import Node
 
 from arm.artifacts import TosaArtifact
 from arm.report.layer_error import _Probe, _Recorder, find_layers, find_probes
+from arm.report.provenance import is_dequantize, is_quantize
 from arm.report.tosa_probes import (
     OperatorInfo,
     TensorInfo,
@@ -52,14 +60,17 @@ class _Steps:
     total: float = 0.0
     squared: float = 0.0
     differing: int = 0
+    at_ties: int = 0  # differing elements whose quantized-model value sat on a half step
     count: int = 0
 
-    def add(self, delegate: np.ndarray, expected: np.ndarray) -> None:
+    def add(self, delegate: np.ndarray, expected: np.ndarray, ties: np.ndarray | None = None) -> None:
         steps = np.abs(delegate.astype(np.int64) - expected.astype(np.int64))
         self.max = max(self.max, int(steps.max(initial=0)))
         self.total += float(steps.sum())
         self.squared += float(np.sum(steps.astype(np.float64) ** 2))
         self.differing += int(np.count_nonzero(steps))
+        if ties is not None:
+            self.at_ties += int(np.count_nonzero((steps != 0) & ties))
         self.count += steps.size
 
     @property
@@ -89,6 +100,8 @@ class LayerBisection:
     local_mean: float
     local_rms: float
     local_differing: float  # share of elements not equal
+    local_differing_at_ties: int  # of the differing elements (all samples), how many at half-step ties
+    local_differing_count: int
     carried_max: int
     carried_mean: float
     folded: tuple[str, ...]
@@ -110,8 +123,13 @@ def bisect_layers(
     edge_graph: torch.fx.GraphModule,
     artifacts: Sequence[TosaArtifact],
     samples: Sequence[tuple[torch.Tensor, ...]],
+    *,
+    float64: bool = False,
 ) -> list[LayerBisection]:
-    """Every probed layer's local and carried error over ``samples`` (see the module docstring)."""
+    """Every probed layer's local and carried error over ``samples`` (see the module docstring);
+    ``float64`` evaluates the quantized model in float64."""
+    recorder_class = _Float64Recorder if float64 else _Recorder
+    tie_tolerance = _TIE_TOLERANCE_STEPS[float64]
     layers = find_layers(quantized, quantized)
     by_name = {layer.name: layer for layer in layers}
     layer_names = set(by_name)
@@ -120,11 +138,12 @@ def bisect_layers(
     keep = {layer.quantize for layer in layers} | {source for pairs in partition_inputs for _, source in pairs if source}
 
     with torch.no_grad():
-        first = _Recorder(quantized, keep)
+        first = recorder_class(quantized, keep)
         first.run(*samples[0])
     probes = _matching_probes(probes, artifacts, by_name, first.values)
     probes = _consistent_probes(probes, _segments(artifacts, probes, partition_inputs),
                                 _carried(first, artifacts, partition_inputs, probes, by_name))  # fmt: skip
+    keep |= set(probes)  # the probed layers' values before quantization: where they sit on a tie
     segments = _segments(artifacts, probes, partition_inputs)
     source_of_input = {
         (partition, tensor): source for partition, pairs in enumerate(partition_inputs) for tensor, source in pairs
@@ -135,9 +154,11 @@ def bisect_layers(
     carried = collections.defaultdict(_Steps)
     with torch.no_grad():
         for sample in samples:
-            recorder = _Recorder(quantized, keep)
+            recorder = recorder_class(quantized, keep)
             recorder.run(*sample)
             expected = {layer: _ints(recorder, by_name[layer].quantize, probe) for layer, probe in probes.items()}
+            ties = {layer: _ties(recorder, layer, by_name[layer].quantize, probe, tie_tolerance)
+                    for layer, probe in probes.items()}  # fmt: skip
             for layer, steps in _carried(recorder, artifacts, partition_inputs, probes, by_name).items():
                 carried[layer].add(*steps)
             for item in segments:
@@ -150,7 +171,7 @@ def bisect_layers(
                         feeds.append(expected[probe_layer[(item.probe.partition, tensor)]])
                 feeds = [value.reshape(info.shape).astype(info.dtype) for info, value in zip(item.read_info, feeds)]
                 (result,) = run_graph(item.graph, feeds)
-                local[item.layer].add(result.reshape(expected[item.layer].shape), expected[item.layer])
+                local[item.layer].add(result.reshape(expected[item.layer].shape), expected[item.layer], ties[item.layer])
 
     folded = _folded_layers(quantized, set(probes), layer_names)
     rows = []
@@ -168,6 +189,8 @@ def bisect_layers(
                 local_mean=mine.mean,
                 local_rms=mine.rms,
                 local_differing=mine.differing / mine.count if mine.count else 0.0,
+                local_differing_at_ties=mine.at_ties,
+                local_differing_count=mine.differing,
                 carried_max=whole.max,
                 carried_mean=whole.mean,
                 folded=folded.get(layer.name, ()),
@@ -231,8 +254,60 @@ def _consistent_probes(
 
 def _ints(recorder: _Recorder, quantize: str, probe: _Probe) -> np.ndarray:
     """The quantized torch model's ints at a layer, in the probe tensor's layout."""
-    value = recorder.values[quantize].numpy()
+    return _in_probe_layout(recorder.values[quantize].numpy(), probe)
+
+
+def _in_probe_layout(value: np.ndarray, probe: _Probe) -> np.ndarray:
     return value.transpose(0, 2, 3, 1) if probe.nhwc else value
+
+
+# How near a half step (in steps of the layer's grid) a value must be to count as a tie: float64 computes
+# the grids' values to ~1e-12 of a step, float32 to ~1e-5 of one for the int8 and int16 ranges.
+_TIE_TOLERANCE_STEPS = {True: 1e-6, False: 1e-4}
+
+
+def _ties(recorder: _Recorder, layer: str, quantize: str, probe: _Probe, tolerance: float) -> np.ndarray:
+    """Where the layer's value before quantization sits on a half step of its grid (probe layout)."""
+    scale, _ = recorder.grids[quantize]
+    steps = recorder.values[layer].double().numpy() / scale
+    ties = np.abs(steps - np.floor(steps) - 0.5) < tolerance
+    return _in_probe_layout(ties, probe)
+
+
+class _Float64Recorder(_Recorder):
+    """``_Recorder`` that evaluates the quantized model in float64: quantize and dequantize on the same
+    integer grids (torch's formulas: ``round(x * (1 / scale))`` half to even, then the zero point and the
+    clamp), every other op on float64 operands."""
+
+    def call_function(self, target: object, args: tuple, kwargs: dict) -> object:
+        node = self._current
+        if is_quantize(node):
+            x, scale, zero_point, quant_min, quant_max, dtype = args[:6]
+            codes = torch.round(x.double() * (1.0 / float(scale))) + int(zero_point)
+            return torch.clamp(codes, quant_min, quant_max).to(dtype)
+        if is_dequantize(node) and "per_channel" in str(target):
+            x, scales, zero_points, axis = args[:4]
+            shape = [1] * x.dim()
+            shape[axis] = -1
+            return (x.double() - zero_points.view(shape).double()) * scales.view(shape).double()
+        if is_dequantize(node):
+            x, scale, zero_point = args[:3]
+            return (x.double() - int(zero_point)) * float(scale)
+        return super().call_function(target, *_in_float64((args, kwargs)))
+
+    def run_node(self, node: Node) -> object:
+        self._current = node
+        return super().run_node(node)
+
+
+def _in_float64(value: object) -> object:
+    if isinstance(value, torch.Tensor):
+        return value.double() if value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_in_float64(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _in_float64(item) for key, item in value.items()}
+    return value
 
 
 def _matching_probes(
@@ -250,6 +325,8 @@ def _matching_probes(
         if value is None:
             continue
         shape = tuple(value.shape)
+        if probe.nhwc and len(shape) != 4:
+            continue  # an NHWC tensor named after a node of another rank holds something else
         if probe.nhwc:
             shape = (shape[0], shape[2], shape[3], shape[1])
         if tables[probe.partition][probe.tensor].shape == shape:
@@ -316,8 +393,16 @@ def by_op(rows: Sequence[LayerBisection]) -> list[tuple[str, int, float, int]]:
     return sorted(summary, key=lambda item: -item[2])
 
 
+def first_departure(rows: Sequence[LayerBisection]) -> LayerBisection | None:
+    """The first layer in graph order whose local differences are not all at half-step ties: the op
+    whose lowering departs from the quantized model's semantics (later ones may inherit it only through
+    the carried error, which the local one leaves out)."""
+    return next((row for row in rows if row.local_differing_count > row.local_differing_at_ties), None)
+
+
 def format_table(rows: Sequence[LayerBisection], *, top: int = 10) -> str:
-    lines = [f"{'depth':>5} {'layer':<28} {'op':<26} {'local max/mean/differ':>24} {'carried max/mean':>17}  folded / TOSA ops"]
+    lines = [f"{'depth':>5} {'layer':<28} {'op':<26} {'local max/mean/differ':>24} {'at ties':>8} "
+             f"{'carried max/mean':>17}  folded / TOSA ops"]  # fmt: skip
     for row in rows:
         lines.append(_format_row(row))
     lines.append("")
@@ -328,6 +413,9 @@ def format_table(rows: Sequence[LayerBisection], *, top: int = 10) -> str:
     lines.append("local error by op: op, layers, mean steps, largest step")
     for op, count, mean, largest in by_op(rows):
         lines.append(f"  {op:<32} {count:>4} {mean:8.4f} {largest:5d}")
+    lines.append("")
+    first = first_departure(rows)
+    lines.append("first departure not at ties: " + ("none" if first is None else _format_row(first)))
     return "\n".join(lines)
 
 
@@ -336,7 +424,7 @@ def _format_row(row: LayerBisection) -> str:
     folded = ("+" + ",".join(row.folded) + " ") if row.folded else ""
     return (
         f"{row.depth:>5} {row.layer:<28.28} {row.op:<26.26} {row.local_max:>7} {row.local_mean:7.4f} {row.local_differing:7.2%}"
-        f" {row.carried_max:>7} {row.carried_mean:8.4f}  {folded}{ops}"
+        f" {row.local_differing_at_ties:>8} {row.carried_max:>7} {row.carried_mean:8.4f}  {folded}{ops}"
     )
 
 
@@ -346,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", default="ethos-u55-128", help="an integer target (tosa-INT, ethos-u55-128, ...)")
     parser.add_argument("--samples", type=int, default=4, help="calibration inputs to quantize with and compare on")
     parser.add_argument("--top", type=int, default=10, help="how many of the worst layers to list")
+    parser.add_argument("--float64", action="store_true",
+                        help="evaluate the quantized model in float64 (exact ties; the bench compares with float32)")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
 
@@ -358,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.target} runs float: there is no quantized torch model to bisect against")
     result = run_flow(spec, target, calibration_samples=args.samples)
     samples = spec.calibration_inputs[: args.samples]
-    rows = bisect_layers(result.quantized_module, result.edge_graph, result.artifacts.tosa, samples)
+    rows = bisect_layers(result.quantized_module, result.edge_graph, result.artifacts.tosa, samples, float64=args.float64)
     print(format_table(rows, top=args.top))
     if args.json:
         with open(args.json, "w") as out:

@@ -7,7 +7,8 @@
   called directly, and from the TOSA reference model run on the unmodified delegate graph;
 - a layer whose quantization scale is made 8x too fine (it saturates) is the one the report singles out;
 - bisection (arm.report.bisect): a cut TOSA graph recomputes the whole graph's values bit for bit, and a
-  RESCALE multiplier broken in the delegate's graph is found at its layer and nowhere else.
+  RESCALE multiplier broken in the delegate's graph is found at its layer and nowhere else; the quantized
+  model evaluated in float64 gives float32's codes except at half-step ties, which it finds.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from arm.flow import _quantize, resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.report.build import build_report
 from arm.report.page import find_chart_library, render_html
-from arm.report.bisect import bisect_layers, format_table
+from arm.report.bisect import _Float64Recorder, _Recorder, bisect_layers, first_departure, format_table
 from arm.report.tosa_probes import (
     TosaProbeError,
     graph_outputs,
@@ -292,7 +293,34 @@ def test_bisect_names_the_layer_whose_lowering_is_wrong(compiled, spec):
     assert all(row.local_max <= 1 for row in rows if row.layer != MIS_SCALED_LAYER)
     # The whole graph carries the error on: the last layer is off although its own lowering is right.
     assert rows[-1].carried_max > 1 and rows[-1].local_max <= 1
+    assert first_departure(rows).layer == MIS_SCALED_LAYER and first_departure(clean) is None
     print(format_table(rows))
+
+
+def test_float64_codes_differ_from_float32_only_at_ties(compiled, spec):
+    """The float64 evaluation (bisect --float64) quantizes every layer as float32 torch does, but where
+    float32's rounding of a value near a half step decides the side."""
+    result, _ = compiled
+    quantized = result.quantized_module
+    quantizes = {node.name: node.args[0].name for node in quantized.graph.nodes if "quantize_per_tensor" in str(node.target)
+                 and "dequantize" not in str(node.target) and node.args[0].op == "call_function"}  # fmt: skip
+    keep = set(quantizes) | set(quantizes.values())
+    compared = near_ties = 0
+    with torch.no_grad():
+        for sample in spec.calibration_inputs[:SAMPLES]:
+            single, double = _Recorder(quantized, keep), _Float64Recorder(quantized, keep)
+            single.run(*sample)
+            double.run(*sample)
+            for quantize, layer in quantizes.items():
+                assert double.values[layer].dtype == torch.float64
+                scale, _ = double.grids[quantize]
+                steps = double.values[layer].numpy() / scale
+                distance_to_half = np.abs(steps - np.floor(steps) - 0.5)
+                differ = double.values[quantize].numpy() != single.values[quantize].numpy()
+                assert np.all(distance_to_half[differ] < 1e-3), quantize
+                compared += steps.size
+                near_ties += int(np.count_nonzero(distance_to_half < 1e-3))
+    assert compared > 1000 and near_ties < compared // 100
 
 
 def _rescale_feeding(flatbuffer: bytes, tensor: str) -> str:
