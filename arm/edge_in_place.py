@@ -79,6 +79,7 @@ _RETRACE_ONLY = frozenset({
 _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.adaptive_avg_pool2d.default,
     _aten.chunk.default,
+    _aten.contiguous.default,
     _aten.conv1d.default,  # the flow spells batched ones out first (arm.passes.convolution_spelled_out)
     _aten.conv2d.default,
     _aten.conv3d.default,
@@ -91,10 +92,14 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.matmul.default,
     _aten.max_pool2d.default,
     _aten.reshape.default,
+    _aten.scaled_dot_product_attention.default,  # when the partitioner declines it (attention_u85 in flow_test)
     _aten.silu.default,
     _aten.softmax.int,
     _aten.split.Tensor,
+    _aten.squeeze.dim,
     _aten.transpose.int,
+    _aten.unflatten.int,
+    _aten.upsample_nearest2d.vec,
 })  # fmt: skip
 
 # executorch's RemoveNoopPass and RemoveToCopyPass drop these when they change nothing (and then a dq -> q
