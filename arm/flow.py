@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import sys
 import time
 from typing import Callable, Iterator
@@ -44,12 +45,15 @@ from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
 
+logger = logging.getLogger(__name__)
+
 STAGES = ("export", "quantize", "re-export", "lower", "serialize")
 
-# How the quantized ATen program becomes the edge program the partitioner sees: executorch's to_edge
-# (re-traces the whole program) or arm.edge_in_place (rewrites it node by node, falling back to to_edge
-# for what it cannot rewrite exactly as to_edge would).
-EDGE_ROUTES = ("to_edge", "in_place")
+# How the quantized ATen program becomes the edge program the partitioner sees: arm.edge_in_place (the
+# default: rewrites it node by node, falling back to to_edge, with the reason, for what it cannot rewrite
+# exactly as to_edge would) or executorch's to_edge (re-traces the whole program).
+EDGE_ROUTES = ("in_place", "to_edge")
+DEFAULT_EDGE_ROUTE = "in_place"
 
 # executorch's edge verifier re-checks every operator's dtypes against its kernel table (a fifth of
 # MobileNetV2's lowering time); the graph comes from executorch's own decompositions and the delegated
@@ -223,7 +227,7 @@ def run_flow(
     progress: bool = True,
     num_threads: int | None = 1,
     int8_io: bool = False,
-    edge_route: str = "to_edge",
+    edge_route: str = DEFAULT_EDGE_ROUTE,
 ) -> FlowResult:
     """Compiles ``model`` for ``target`` into .pte bytes.
 
@@ -235,8 +239,9 @@ def run_flow(
         num_threads: torch's intra-op thread count; ``None`` leaves it alone.
         int8_io: the program takes and returns int8 where the quantizer put its inputs and outputs on a
             grid, with each grid recorded in the .pte (see arm.int8_io); needs a quantized target.
-        edge_route: ``"to_edge"`` (executorch's re-trace) or ``"in_place"`` (arm.edge_in_place, the
-            same edge program without the re-trace where it can be built so; executorch's otherwise).
+        edge_route: ``"in_place"`` (arm.edge_in_place: the same edge program as to_edge's without its
+            re-trace where it can be built so; executorch's otherwise, with the reason in
+            ``FlowResult.edge_route``) or ``"to_edge"`` (executorch's re-trace only).
     """
     if edge_route not in EDGE_ROUTES:
         raise FlowError(f"unknown edge_route {edge_route!r}; choose one of {', '.join(EDGE_ROUTES)}")
@@ -408,6 +413,7 @@ def _lower_with_fallback(
                     except edge_in_place.NotConvertible as why:
                         route = f"to_edge ({why})"
                         stages.note(f"edge program by to_edge: {why}")
+                        logger.info("edge program by executorch's to_edge: %s", why)
                         if why.graph_changed:
                             program = programs.next()
                 edge = to_edge_transform_and_lower(
