@@ -99,7 +99,6 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.squeeze.dim,
     _aten.transpose.int,
     _aten.unflatten.int,
-    _aten.upsample_nearest2d.vec,
 })  # fmt: skip
 
 # executorch's RemoveNoopPass and RemoveToCopyPass drop these when they change nothing (and then a dq -> q
