@@ -14,6 +14,11 @@ This module does the same rewrite node by node, in place:
 * every operator is then renamed the way to_edge names it: views to their ``_copy`` variant, ``t`` to
   ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators.
 
+A partitioner that keeps operators whole only on the nodes it will delegate (attention models) is
+followed node by node the way executorch's EDGE_DO_NOT_DECOMP path goes (``KeptWhereDelegated``). A node
+made into its ``_copy`` form gets the contiguous value executorch's passes give it, and what reads it is
+re-propagated (``_restride``), so dim-order clones read as they do after to_edge.
+
 What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
 symbolic shapes, a Python scalar where the schema wants a tensor, mixed-dtype arithmetic, a no-op copy,
 an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
@@ -434,7 +439,9 @@ _DECOMPOSITIONS: dict[tuple, GraphModule] = {}
 
 
 def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[int], fakes: list, table: dict) -> GraphModule:
-    key = (*_cache_key(node, flat, spec, fakes), id(table))
+    # The table's operators, not its id: a long-lived process (the Bazel worker) builds a new table per
+    # compile, with other kept operators, and a freed table's id is reused.
+    key = (*_cache_key(node, flat, spec, fakes), frozenset(table))
     if key not in _DECOMPOSITIONS:
         target = node.target
 
