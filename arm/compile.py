@@ -32,7 +32,7 @@ if __name__ == "__main__":
 from arm.compile_spec import ETHOS_U_TARGETS  # noqa: E402
 from arm.compile_worker import WORKER_FLAG, run_worker  # noqa: E402
 from arm.ethosu.vela import VelaCompileError  # noqa: E402
-from arm.flow import EDGE_ROUTES, TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
+from arm.flow import DEFAULT_EDGE_ROUTE, EDGE_ROUTES, TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
 from arm.model_spec import ModelSpec, ModelSpecError, load_model_spec  # noqa: E402
 
 EXIT_BAD_INPUT = 2
@@ -112,10 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--edge-route",
         choices=EDGE_ROUTES,
-        default="to_edge",
-        help="how the quantized program becomes an edge program: executorch's to_edge (default), or "
-        "in_place (arm.edge_in_place: the same program without to_edge's re-trace, which it falls back to "
-        "where it cannot build it so)",
+        default=DEFAULT_EDGE_ROUTE,
+        help="how the quantized program becomes an edge program: in_place (default; arm.edge_in_place: "
+        "executorch's edge program without to_edge's re-trace, falling back to to_edge, with the reason, "
+        "where it cannot build it so), or to_edge (executorch's re-trace only)",
     )
     vela = parser.add_argument_group("Ethos-U (Vela) options")
     vela.add_argument("--system-config", help="system configuration from Vela's ini file (default: per NPU family)")

@@ -23,6 +23,7 @@ def _add_flow_args(ctx, args):
         args.add("--no-quantize")
     if ctx.attr.int8_io:
         args.add("--int8-io")
+    args.add("--edge-route", ctx.attr.edge_route)
     if _is_ethos_u(ctx.attr.target):
         if ctx.attr.system_config:
             args.add("--system-config", ctx.attr.system_config)
@@ -144,6 +145,13 @@ so an unchanged model is never lowered twice and the result can come from a remo
             default = False,
             doc = "The program takes and returns int8 where its inputs and outputs are quantized (the " +
                   "caller quantizes; scale and zero point are recorded in the .pte): see arm/int8_io.py.",
+        ),
+        "edge_route": attr.string(
+            default = "in_place",
+            values = ["in_place", "to_edge"],
+            doc = "How the quantized program becomes an edge program: `in_place` (arm/edge_in_place.py: " +
+                  "the .pte executorch's to_edge gives, without its re-trace; it takes to_edge itself, with " +
+                  "the reason, where it cannot) or `to_edge` (executorch's re-trace only).",
         ),
         "partitions": attr.int(
             default = 1,

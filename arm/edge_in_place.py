@@ -14,6 +14,11 @@ This module does the same rewrite node by node, in place:
 * every operator is then renamed the way to_edge names it: views to their ``_copy`` variant, ``t`` to
   ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators.
 
+A partitioner that keeps operators whole only on the nodes it will delegate (attention models) is
+followed node by node the way executorch's EDGE_DO_NOT_DECOMP path goes (``KeptWhereDelegated``). A node
+made into its ``_copy`` form gets the contiguous value executorch's passes give it, and what reads it is
+re-propagated (``_restride``), so dim-order clones read as they do after to_edge.
+
 What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
 symbolic shapes, a Python scalar where the schema wants a tensor, mixed-dtype arithmetic, a no-op copy,
 an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
@@ -79,6 +84,7 @@ _RETRACE_ONLY = frozenset({
 _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.adaptive_avg_pool2d.default,
     _aten.chunk.default,
+    _aten.contiguous.default,
     _aten.conv1d.default,  # the flow spells batched ones out first (arm.passes.convolution_spelled_out)
     _aten.conv2d.default,
     _aten.conv3d.default,
@@ -91,10 +97,13 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.matmul.default,
     _aten.max_pool2d.default,
     _aten.reshape.default,
+    _aten.scaled_dot_product_attention.default,  # when the partitioner declines it (attention_u85 in flow_test)
     _aten.silu.default,
     _aten.softmax.int,
     _aten.split.Tensor,
+    _aten.squeeze.dim,
     _aten.transpose.int,
+    _aten.unflatten.int,
 })  # fmt: skip
 
 # executorch's RemoveNoopPass and RemoveToCopyPass drop these when they change nothing (and then a dq -> q
@@ -112,32 +121,47 @@ _PROMOTING = frozenset({
 })  # fmt: skip
 
 @dataclasses.dataclass(frozen=True)
+class KeptWhereDelegated:
+    """A partitioner that keeps its operators whole only on the nodes it will delegate (its
+    ``ops_to_not_decompose`` filter): executorch's EDGE_DO_NOT_DECOMP path. A kept node the filter
+    declines is decomposed after all, by ``full_table`` (to_edge's whole table)."""
+
+    accepts: Callable[[Node], bool]
+    full_table: dict[torch._ops.OpOverload, Callable]
+
+
+@dataclasses.dataclass(frozen=True)
 class Conversion:
-    """What ``convert`` did: how many nodes it decomposed and how many it made functional."""
+    """What ``convert`` did: how many nodes it decomposed and how many it made functional, and which
+    operators it kept whole (all of ``preserve``, or those a KeptWhereDelegated filter accepted)."""
 
     decomposed: int
     made_functional: int
+    preserved: tuple[torch._ops.OpOverload, ...] = ()
 
 
 def convert(
     program: ExportedProgram,
     decomposition_table: dict[torch._ops.OpOverload, Callable],
     preserve: Iterable[torch._ops.OpOverload] = (),
+    kept_where: KeptWhereDelegated | None = None,
 ) -> Conversion:
     """Rewrites ``program``'s graph into edge dialect in place; raises NotConvertible when to_edge's
     re-trace is needed (before touching the graph, but for checks that need the decomposed nodes).
     ``preserve``: operators kept whole (the partitioner's ``ops_to_not_decompose``);
-    ``decomposition_table``: to_edge's, without them."""
+    ``decomposition_table``: to_edge's, without them; ``kept_where``: the partitioner's per-node filter,
+    when it has one."""
     preserved = frozenset(preserve)
-    graph = program.graph
     _check_convertible(program, decomposition_table, preserved)
     try:
-        return _rewrite(program, decomposition_table, preserved)
+        return _rewrite(program, decomposition_table, preserved, kept_where)
     except NotConvertible as error:
         raise NotConvertible(str(error), graph_changed=True) from error
 
 
-def _rewrite(program: ExportedProgram, decomposition_table: dict, preserved: frozenset) -> Conversion:
+def _rewrite(
+    program: ExportedProgram, decomposition_table: dict, preserved: frozenset, kept_where: KeptWhereDelegated | None
+) -> Conversion:
     graph = program.graph
     _record_provenance(graph)
     made_functional = _make_functional(graph)
@@ -146,25 +170,49 @@ def _rewrite(program: ExportedProgram, decomposition_table: dict, preserved: fro
         if node.op == "call_function" and _needs_decomposition(node.target, decomposition_table, preserved):
             _decompose(node, decomposition_table)
             decomposed += 1
+    if kept_where is not None:
+        decomposed += _decompose_declined(graph, preserved, kept_where)
+        preserved = frozenset(n.target for n in graph.nodes if n.op == "call_function" and n.target in preserved)
     graph.eliminate_dead_code()
     # executorch's FoldRedundantDequantizeQuantizePass: a dequantize feeding a quantize of the same
     # grid (left when a decomposition erased the op between them) folds away. Same helper, no re-trace.
     eliminate_dq_q(program.graph_module, [n for n in graph.nodes if n.op == "call_function" and n.target in _DEQUANTIZE])
     graph.eliminate_dead_code()
     constants = 0
+    restrided: set[Node] = set()
     for node in list(graph.nodes):
         if node.op == "call_function" and node.target is not operator.getitem:
             _check_decomposed(node)
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             _check_promotion(node)
             constants = _scalars_to_tensors(program.graph_module, node, constants)
-            _to_edge_operator(node)
+            became_copy = _to_edge_operator(node)
+            if became_copy or any(n in restrided for n in node.all_input_nodes):
+                _restride(node, restrided)
+        elif node.op == "call_function" and node.target is operator.getitem and node.args[0] in restrided:
+            _restride(node, restrided)
     _rename_as_retraced(graph)
     output = graph.output_node()
     # A re-trace records the returned values on the output node too.
     output.meta.setdefault("val", torch.fx.map_arg(output.args[0], lambda n: n.meta.get("val")))
     program.graph_module.recompile()
-    return Conversion(decomposed, made_functional)
+    return Conversion(decomposed, made_functional, tuple(sorted(preserved, key=str)))
+
+
+def _decompose_declined(graph: Graph, preserved: frozenset, kept_where: KeptWhereDelegated) -> int:
+    """executorch's EDGE_DO_NOT_DECOMP path after its first decomposition: the filter sees every kept
+    node of the partly decomposed ATen graph; a declined one is decomposed by the whole table, as
+    executorch's second ``run_decompositions`` does. Returns how many were."""
+    declined = [
+        node for node in graph.nodes if node.op == "call_function" and node.target in preserved and not kept_where.accepts(node)
+    ]
+    for node in declined:
+        if node.target not in _CHECKED_DECOMPOSITIONS:
+            raise NotConvertible(
+                f"node {node.name}: the decomposition of {node.target} is not checked against torch.export's"
+            )
+        _decompose(node, kept_where.full_table)
+    return len(declined)
 
 
 def _check_decomposed(node: Node) -> None:
@@ -391,7 +439,9 @@ _DECOMPOSITIONS: dict[tuple, GraphModule] = {}
 
 
 def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[int], fakes: list, table: dict) -> GraphModule:
-    key = (*_cache_key(node, flat, spec, fakes), id(table))
+    # The table's operators, not its id: a long-lived process (the Bazel worker) builds a new table per
+    # compile, with other kept operators, and a freed table's id is reused.
+    key = (*_cache_key(node, flat, spec, fakes), frozenset(table))
     if key not in _DECOMPOSITIONS:
         target = node.target
 
@@ -406,8 +456,9 @@ def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[
     return _DECOMPOSITIONS[key]
 
 
-def _to_edge_operator(node: Node) -> None:
-    target = node.target
+def _to_edge_operator(node: Node) -> bool:
+    """Renames ``node``'s operator to its edge form; True when a view became its ``_copy`` variant."""
+    target = original = node.target
     if target is _aten._unsafe_view.default:
         target = _aten.view_copy.default
     elif target is _aten.t.default:
@@ -419,6 +470,29 @@ def _to_edge_operator(node: Node) -> None:
         _to_dim_order(node, edge)
     else:
         node.target = edge
+    return target is not original
+
+
+def _restride(node: Node, restrided: set[Node]) -> None:
+    """Re-makes ``node``'s value from its (already edge) operator and operands, as executorch's passes
+    re-propagate it: a view's ``_copy`` returns a contiguous tensor where the view had the strides of
+    its base (a permute's), and what reads it inherits that layout (an elementwise op keeps its
+    operand's strides; a preserve-format clone its dim order). Marks ``node`` when its strides changed."""
+    old = node.meta.get("val")
+    if node.target is operator.getitem:
+        new = node.args[0].meta["val"][node.args[1]]
+    else:
+        args, kwargs = torch.fx.map_arg((node.args, node.kwargs), lambda n: n.meta["val"])
+        mode = torch._guards.detect_fake_mode(pytree.tree_leaves((args, kwargs)) + [old])
+        with mode:
+            new = node.target(*args, **kwargs)
+    if _strides(new) != _strides(old):
+        node.meta["val"] = new
+        restrided.add(node)
+
+
+def _strides(value: object) -> list:
+    return [tuple(t.stride()) if isinstance(t, torch.Tensor) else t for t in pytree.tree_leaves(value)]
 
 
 def _edge(target: torch._ops.OpOverload) -> EdgeOpOverload:
@@ -461,12 +535,14 @@ def edge_program(
     decomposition_table: dict[torch._ops.OpOverload, Callable],
     preserve: Iterable[torch._ops.OpOverload],
     config: EdgeCompileConfig,
-) -> ExportedProgram:
+    kept_where: KeptWhereDelegated | None = None,
+) -> tuple[ExportedProgram, list[torch._ops.OpOverload]]:
     """``program`` (its graph rewritten in place by ``convert``) as the edge program executorch's
     ``_generate_edge_program`` would return: unused parameters dropped, lifted constants, the edge
-    verifier, debug handles. Raises NotConvertible as ``convert`` does."""
-    preserve = list(preserve)
-    convert(program, decomposition_table, preserve)
+    verifier, debug handles; and the operators it keeps whole (what executorch's EdgeProgramManager is
+    told to preserve). Raises NotConvertible as ``convert`` does."""
+    conversion = convert(program, decomposition_table, preserve, kept_where)
+    preserve = list(conversion.preserved) if kept_where is not None else list(preserve)
     program = remove_unused_parameters_pass(program)
     graph_module = program.graph_module
     edge = ExportedProgram(
@@ -483,4 +559,4 @@ def edge_program(
     edge = lift_constant_tensor_pass(edge)
     edge = convert_constant_dim_order_pass.convert_constant_dim_order_pass(edge)
     DebugHandleGeneratorPass()(edge.graph_module)
-    return edge
+    return edge, preserve

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import sys
 import time
 from typing import Callable, Iterator
@@ -19,7 +20,11 @@ from typing import Callable, Iterator
 import executorch.kernels.quantized  # noqa: F401 (out variants of the q/dq ops a quantized .pte runs on the CPU)
 import torch
 from executorch.exir import EdgeCompileConfig, EdgeProgramManager, to_edge_transform_and_lower
-from executorch.exir.program._program import _sanity_check_graph_for_non_decomp_ops, lift_constant_tensor_pass
+from executorch.exir.program._program import (
+    _remove_invalid_ops_for_not_decompose,
+    _sanity_check_graph_for_non_decomp_ops,
+    lift_constant_tensor_pass,
+)
 from executorch.exir.tracer import _default_decomposition_table
 from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.backend.partitioner import Partitioner
@@ -40,12 +45,15 @@ from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
 
+logger = logging.getLogger(__name__)
+
 STAGES = ("export", "quantize", "re-export", "lower", "serialize")
 
-# How the quantized ATen program becomes the edge program the partitioner sees: executorch's to_edge
-# (re-traces the whole program) or arm.edge_in_place (rewrites it node by node, falling back to to_edge
-# for what it cannot rewrite exactly as to_edge would).
-EDGE_ROUTES = ("to_edge", "in_place")
+# How the quantized ATen program becomes the edge program the partitioner sees: arm.edge_in_place (the
+# default: rewrites it node by node, falling back to to_edge, with the reason, for what it cannot rewrite
+# exactly as to_edge would) or executorch's to_edge (re-traces the whole program).
+EDGE_ROUTES = ("in_place", "to_edge")
+DEFAULT_EDGE_ROUTE = "in_place"
 
 # executorch's edge verifier re-checks every operator's dtypes against its kernel table (a fifth of
 # MobileNetV2's lowering time); the graph comes from executorch's own decompositions and the delegated
@@ -219,7 +227,7 @@ def run_flow(
     progress: bool = True,
     num_threads: int | None = 1,
     int8_io: bool = False,
-    edge_route: str = "to_edge",
+    edge_route: str = DEFAULT_EDGE_ROUTE,
 ) -> FlowResult:
     """Compiles ``model`` for ``target`` into .pte bytes.
 
@@ -231,8 +239,9 @@ def run_flow(
         num_threads: torch's intra-op thread count; ``None`` leaves it alone.
         int8_io: the program takes and returns int8 where the quantizer put its inputs and outputs on a
             grid, with each grid recorded in the .pte (see arm.int8_io); needs a quantized target.
-        edge_route: ``"to_edge"`` (executorch's re-trace) or ``"in_place"`` (arm.edge_in_place, the
-            same edge program without the re-trace where it can be built so; executorch's otherwise).
+        edge_route: ``"in_place"`` (arm.edge_in_place: the same edge program as to_edge's without its
+            re-trace where it can be built so; executorch's otherwise, with the reason in
+            ``FlowResult.edge_route``) or ``"to_edge"`` (executorch's re-trace only).
     """
     if edge_route not in EDGE_ROUTES:
         raise FlowError(f"unknown edge_route {edge_route!r}; choose one of {', '.join(EDGE_ROUTES)}")
@@ -404,6 +413,7 @@ def _lower_with_fallback(
                     except edge_in_place.NotConvertible as why:
                         route = f"to_edge ({why})"
                         stages.note(f"edge program by to_edge: {why}")
+                        logger.info("edge program by executorch's to_edge: %s", why)
                         if why.graph_changed:
                             program = programs.next()
                 edge = to_edge_transform_and_lower(
@@ -423,19 +433,28 @@ def _lower_with_fallback(
 
 def _edge_in_place(program: torch.export.ExportedProgram, partitioner: Partitioner) -> EdgeProgramManager:
     """The edge program (after our edge passes) that ``to_edge_transform_and_lower`` would build, made by
-    arm.edge_in_place. Raises NotConvertible where only executorch's re-trace makes it, including when the
-    partitioner keeps an operator whole only on the nodes it will delegate (executorch's per-node
-    EDGE_DO_NOT_DECOMP path, which this route does not reproduce), and when the conversion itself fails:
-    a model's content never ends the compile, executorch's route takes it then."""
+    arm.edge_in_place. Where the partitioner keeps operators whole only on the nodes it will delegate
+    (any model with SDPA), this follows executorch's per-node EDGE_DO_NOT_DECOMP path: decompose all but
+    the kept operators, ask the filter about each kept node, decompose the declined ones. Raises
+    NotConvertible where only executorch's re-trace makes the program, and when the conversion itself
+    fails: a model's content never ends the compile, executorch's route takes it then."""
     kept, keep_only_where = partitioner.ops_to_not_decompose(program)
-    if keep_only_where is not None:
-        raise edge_in_place.NotConvertible("operators are kept whole only where the partitioner delegates them")
     table = _default_decomposition_table()
-    preserved = [op for op in kept if table.pop(op, None) is not None]
-    config = dataclasses.replace(_EDGE_CONFIG)
-    config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
+    kept_where = None
+    if keep_only_where is None:
+        preserved = [op for op in kept if table.pop(op, None) is not None]
+    else:
+        # executorch's filtered path: every valid kept operator leaves the first table, whether or not
+        # the table holds it; the ones the filter accepts on some node are preserved in the end.
+        preserved = _remove_invalid_ops_for_not_decompose(list(kept))
+        full_table = dict(table)
+        for op in preserved:
+            table.pop(op, None)
+        kept_where = edge_in_place.KeptWhereDelegated(keep_only_where, full_table)
     try:
-        converted = edge_in_place.edge_program(program, table, preserved, config)
+        converted, preserved = edge_in_place.edge_program(program, table, preserved, _EDGE_CONFIG, kept_where)
+        config = dataclasses.replace(_EDGE_CONFIG)
+        config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
         edge = EdgeProgramManager({"forward": converted}, None, config, preserved)
         edge = edge.transform(list(EDGE_TRANSFORM_PASSES))
         lift_constant_tensor_pass(edge.exported_program())
@@ -453,6 +472,8 @@ def _lower_in_place(edge: EdgeProgramManager, partitioner: Partitioner) -> EdgeP
     then the same check that no operator kept whole for the delegate is left on the CPU."""
     edge = edge.to_backend({"forward": partitioner})
     kept_after, keep_only_where = partitioner.ops_to_not_decompose(edge.exported_program())
+    if keep_only_where is not None:
+        kept_after = _remove_invalid_ops_for_not_decompose(list(kept_after))
     # A kept operator left on the CPU has no kernel there; the error is the one arm.fallback recognizes,
     # and the flow lowers again with that operator decomposed.
     _sanity_check_graph_for_non_decomp_ops(

@@ -7,17 +7,10 @@ from typing import Callable
 
 import numpy as np
 import torch
-from torch._export.utils import (
-    get_buffer,
-    get_lifted_tensor_constant,
-    get_param,
-    is_buffer,
-    is_lifted_tensor_constant,
-    is_param,
-)
 from torch.export import ExportedProgram
 from torch.fx import Node
 
+from arm.passes.program_constants import constant_value, is_stored
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
 from arm.tosa.quantization import QParams, is_dequantize, output_quantize, qparams_of
 from arm.tosa.specification import TosaSpecification
@@ -99,23 +92,12 @@ class LoweringContext:
     # Constants --------------------------------------------------------------------------------------
 
     def is_constant(self, node: object) -> bool:
-        if not isinstance(node, Node) or node.op != "placeholder":
-            return False
-        return (
-            is_param(self.program, node)
-            or is_buffer(self.program, node)
-            or is_lifted_tensor_constant(self.program, node)
-        )
+        return isinstance(node, Node) and is_stored(self.program, node)
 
     def constant(self, node: Node) -> torch.Tensor:
-        for is_kind, get in (
-            (is_param, get_param),
-            (is_buffer, get_buffer),
-            (is_lifted_tensor_constant, get_lifted_tensor_constant),
-        ):
-            if is_kind(self.program, node):
-                return get(self.program, node).detach().contiguous()
-        raise ValueError(f"{node.name} ({node.op}) is not a parameter, buffer or lifted constant")
+        if not is_stored(self.program, node):
+            raise ValueError(f"{node.name} ({node.op}) is not a parameter, buffer or lifted constant")
+        return constant_value(self.program, node).detach().contiguous()
 
     def quantized_constant(self, dequantize: Node) -> tuple[np.ndarray, QParams]:
         """Integer data and parameters of ``dequantize(constant)``, e.g. a folded int8 weight."""
