@@ -19,11 +19,11 @@ from torch.fx import Node
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.quantizer.annotation import annotate
+from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import INT48, TosaValue, reshape
-from arm.tosa.quantization import is_dequantize
+from arm.tosa.quantization import is_dequantize, is_quantize
 from arm.tosa.rescale import from_int32
 from arm.tosa.specification import TosaSpecification
 
@@ -52,8 +52,10 @@ def _u55_int16_reason(node: Node, spec: TosaSpecification) -> str | None:
 
 
 def annotate_matmul(node: Node, config: QuantizationConfig) -> None:
+    # An operand whose producer fixed its grid (softmax's probabilities) is read on that grid: an
+    # observer of its own would add a requantizing RESCALE (1,520 U55-128 cycles per Llama layer).
     lhs, rhs = node.args[:2]
-    annotate(node, {lhs: config.activation, rhs: config.activation}, config.activation)
+    annotate(node, {lhs: input_spec(lhs, config.activation), rhs: input_spec(rhs, config.activation)}, config.activation)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
@@ -65,6 +67,9 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     else:
         batch = math.prod(lhs_shape[:-2])
     read = ctx.quantized_value if ctx.spec.is_int else ctx.value
+    (lhs_node, lhs_factor), (rhs_node, rhs_factor) = (
+        _before_scalar_scaling(ctx, operand) if ctx.spec.is_int else (operand, 1.0) for operand in (lhs_node, rhs_node)
+    )
     lhs = reshape(ctx.graph, read(lhs_node), (batch, rows, inner), name=f"{node.name}_lhs")
     rhs = reshape(ctx.graph, read(rhs_node), (batch, inner, columns), name=f"{node.name}_rhs")
     product = matmul_values(ctx, lhs, rhs, name=f"{node.name}_product")
@@ -73,10 +78,42 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
             ctx.graph,
             product,
             name=f"{node.name}_rescaled",
-            accumulator_scales=[lhs.qparams.scale * rhs.qparams.scale],
+            accumulator_scales=[lhs.qparams.scale * rhs.qparams.scale * lhs_factor * rhs_factor],
             output=ctx.output_qparams(node),
         )
     return reshape(ctx.graph, product, shape_of(node), name=node.name)
+
+
+_SCALAR_MULS = (exir_ops.edge.aten.mul.Tensor, exir_ops.edge.aten.mul.Scalar)
+
+
+def _before_scalar_scaling(ctx: LoweringContext, operand: Node) -> tuple[Node, float]:
+    """``(x, c)`` for an operand ``dequantize(quantize(mul(x, c)))`` read by this matmul alone, with
+    ``c`` a positive constant scalar and ``x`` quantized; else ``(operand, 1.0)``.
+
+    Attention scales q by 1/sqrt(head_dim) before its product with k: read q itself and put ``c`` in
+    the product's RESCALE, and the MUL (768 U55-128 cycles per Llama layer) and its rounding go.
+    """
+    quantize = operand.args[0] if is_dequantize(operand) and len(operand.users) == 1 else None
+    if not (isinstance(quantize, Node) and is_quantize(quantize) and len(quantize.users) == 1):
+        return operand, 1.0
+    mul = quantize.args[0]
+    if not (isinstance(mul, Node) and mul.target in _SCALAR_MULS and len(mul.users) == 1 and len(mul.args) == 2):
+        return operand, 1.0
+    for x, factor in (mul.args, mul.args[::-1]):
+        scalar = _constant_scalar(ctx, factor)
+        if isinstance(x, Node) and is_dequantize(x) and scalar is not None and scalar > 0 and shape_of(x) == shape_of(mul):
+            return x, scalar
+    return operand, 1.0
+
+
+def _constant_scalar(ctx: LoweringContext, value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, Node) and ctx.is_constant(value):
+        data = ctx.constant(value)
+        return float(data.reshape(-1)[0]) if data.numel() == 1 and data.is_floating_point() else None
+    return None
 
 
 def matmul_values(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
@@ -104,6 +141,11 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return x @ y
 
 
+def scaled_lhs(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    # attention's q * 1/sqrt(head_dim): the INT lowering reads x and scales the product's RESCALE
+    return (x * 0.25) @ y
+
+
 def batched(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.bmm(x, y)
 
@@ -123,6 +165,7 @@ TEST_CASES = {
     "bmm": OpTestCase(FunctionModule(batched), random_inputs(1, (3, 5, 8), (3, 8, 6))),
     "matmul_rank4": OpTestCase(FunctionModule(matmul), random_inputs(2, (2, 3, 4, 8), (2, 3, 8, 5))),
     "matmul_rank3_by_rank2": OpTestCase(FunctionModule(matmul), random_inputs(3, (2, 6, 16), (16, 4))),
+    "scaled_lhs": OpTestCase(FunctionModule(scaled_lhs), random_inputs(6, (2, 6, 8), (2, 8, 5))),
     "attention_scores": OpTestCase(FunctionModule(attention_scores), random_inputs(4, (1, 2, 6, 8), (1, 2, 6, 8))),
     # int16 operands: an int48 accumulator; the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension
     # and Vela puts no int16 MATMUL on the U55.

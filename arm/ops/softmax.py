@@ -42,12 +42,11 @@ an int16 output step on the a16w8 cases.
 Masked (attention): ``softmax(masked_fill(scores, hidden, -inf))`` with a constant ``hidden`` is lowered
 as one softmax of the int8 scores (arm/ops/common/masked_scores.py) in which hidden keys get E = 0, so
 their probability is exactly 0 and the others are normalized over the visible keys only, as in float.
-One int32 ADD puts a bias of -512 on hidden scores (an int8 constant of -128, widened at run time); its
-saturating RESCALE to int8 (hidden keys at -128, visible ones unchanged) feeds step 1, so the row
-maximum is the visible keys' maximum. Step 2 reads the biased int32 scores where the int16 TABLE hides
-keys: every hidden key lies below -256 steps, where its entry (never read unmasked) is 0. On the
-U55/U65 the two int8 TABLEs' widening MULs multiply by a constant that is 0 at hidden keys instead of a
-scalar, so step 2 reads the int8 copy there. No SELECT, so the U55 runs it too.
+One ADD puts a bias of -512 on hidden scores (an int8 constant of -128, widened at run time) and writes
+them as int16; the row maximum of that tensor is the visible keys' maximum, and its differences from it
+index one int16 TABLE of E on every target, the U55/U65 too (Vela 5.2.0 runs int16 TABLEs there, fused
+with the SUB): every hidden key lies below -256 steps, where the table holds 0. E is the same 14-bit
+value the unmasked U55 path assembles from two int8 TABLEs. No SELECT, so the U55 runs it too.
 """
 
 from __future__ import annotations
@@ -75,7 +74,7 @@ from arm.ops.common.masked_scores import masked_scores
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.table import int16_table, quantized_function_table16, table
+from arm.ops.common.table import int16_table, quantized_function_table16
 from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -186,29 +185,28 @@ def shifted_exponentials(
 ) -> ShiftedExponentials:
     """``hidden`` (bool, x's rank, broadcastable to it): keys whose E is 0 (a masked softmax)."""
     graph = ints.graph
-    if hidden is None:
-        maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
-        # Zero points cancel in x - max: both sides are read raw.
-        steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
-    else:
-        steps_below_max = _steps_below_visible_max(ints, x, axis, hidden, spec)
-    if x.dtype == np.int16:  # never masked: support keeps masked int16 scores on the CPU
+    if hidden is not None:  # int8 scores: support keeps masked int16 scores on the CPU
+        return _masked_exponentials(ints, x, axis, hidden)
+    maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
+    # Zero points cancel in x - max: both sides are read raw.
+    steps_below_max = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
+    if x.dtype == np.int16:
         exp = _int16_exponentials(ints, steps_below_max, x.qparams)
-        total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
-        return ShiftedExponentials(steps_below_max, exp, total)
-    real = np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64))
-    values = np.round(EXP_FULL_SCALE * real)
-    if spec.has("u55"):  # no int16 TABLE on the U55/U65
+    elif spec.has("u55"):  # no int16 TABLE on the U55/U65
         index = rescale(
             graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
             input_zp=0, output_zp=127,
         )  # fmt: skip
-        exp = ints.lookup14(index, values, "exp") if hidden is None else _visible_lookup14(ints, index, values, ~hidden)
+        exp = ints.lookup14(index, _exp_values(x.qparams), "exp")
     else:
-        # Hidden keys lie below -256 steps, where the table holds 0.
-        exp = ints.lookup_steps(steps_below_max, values, "exp", below_range=None if hidden is None else 0)
+        exp = ints.lookup_steps(steps_below_max, _exp_values(x.qparams), "exp")
     total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
     return ShiftedExponentials(steps_below_max, exp, total)
+
+
+def _exp_values(grid: QParams) -> np.ndarray:
+    """E for the int8 differences -255..0 (raw steps of ``grid``)."""
+    return np.round(EXP_FULL_SCALE * np.exp(grid.scale * np.arange(-255, 1, dtype=np.float64)))
 
 
 # d + _INT16_INDEX_OFFSET maps the int16 grid's differences [-65534, 0] onto the int16 codes.
@@ -228,47 +226,49 @@ def _int16_exponentials(ints: Int32Emitter, steps_below_max: TosaValue, grid: QP
     return int16_table(ints.graph, index, entries, name=f"{ints.prefix}_exp", qparams=None)
 
 
-# Added to hidden scores (raw int8 steps): below every visible score (-128 - 512 + 255 < -256 steps
-# below any visible maximum), and saturated to -128 by an int8 RESCALE.
+# Added to hidden scores (raw int8 steps): below every visible score by more than the table's reach
+# (-128 - 512 + 255 < -256 steps below any visible maximum).
 _HIDDEN_BIAS = -512
 
 
-def _steps_below_visible_max(
-    ints: Int32Emitter, x: TosaValue, axis: int, hidden: np.ndarray, spec: TosaSpecification
-) -> TosaValue:
-    """``x - max(visible x)`` in raw steps: visible keys in [-255, 0]; hidden ones below -256 where the
-    exp TABLE must return 0 for them (int16 TABLE targets), in [-255, 0] too on the U55/U65, whose
-    widening MULs zero their E instead (``_visible_lookup14``)."""
+def _masked_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, hidden: np.ndarray) -> ShiftedExponentials:
+    """The masked softmax's steps 1-4 on int8 scores ``x`` (last axis), every target alike.
+
+    One ADD writes the biased scores as int16, hidden keys at or below -385 (int8 would saturate them to
+    -128, a visible score). The row maximum and the differences read that one tensor as rows
+    [..., keys]: Vela 5.2.0 copies a tensor that is both reshaped and read by another operator (2,760
+    U55-128 cycles for an int16 [2, 32, 16]). The differences ``d`` of visible keys lie in [-255, 0];
+    hidden keys' lie below -256, where the int16 TABLE of E (``Int32Emitter.lookup_steps``, one
+    operator with the SUB on the U55 too: Vela 5.2.0 runs int16 TABLEs there) holds 0, so their E is
+    exactly 0 and the sum S covers the visible keys only.
+    """
     graph = ints.graph
     # Stored as int8 (-128 at hidden keys) and widened by 4 at run time: an ADD reading an int32 constant
-    # from flash costs the U55-128 8,192 cycles for a [1, 4, 16, 16] attention, the RESCALE and the ADD
-    # reading its output from SRAM 320 + 1,536.
+    # from flash costs the U55-128 8,192 cycles for a [1, 4, 16, 16] attention.
     hidden_steps = graph.add_const(f"{ints.prefix}_hidden", np.where(hidden, _HIDDEN_BIAS // 4, 0).astype(np.int8))
     bias = ints.widen(hidden_steps, "hidden_bias", scale=4.0)
-    biased = ints.add(ints.widen(x, "x_int32"), bias, "biased")
-    visible = rescale(graph, biased, name=f"{ints.prefix}_visible", scales=[1.0], output_dtype=np.dtype(np.int8),
-                      input_zp=0, output_zp=0)  # fmt: skip
-    maximum = row_maximum(graph, visible, axis, name=f"{ints.prefix}_max")
-    # On the U55/U65 hidden keys' E is zeroed by the widening MULs, so the differences may read the int8
-    # copy; the ADD then has one reader and Vela writes its result as int8. Elsewhere the int16 TABLE
-    # hides keys by their steps below -256, which only the int32 sum keeps.
-    differences_of = ints.widen(visible, "visible_int32") if spec.has("u55") else biased
-    return ints.sub(differences_of, ints.widen(maximum, "max_int32"), "steps_below_max")
+    biased = ints.add(ints.widen(x, "x_int32"), bias, "biased_int32")
+    biased16 = rescale(graph, biased, name=f"{ints.prefix}_biased", scales=[1.0], output_dtype=np.dtype(np.int16),
+                       input_zp=0, output_zp=0)  # fmt: skip
+    # The row maximum and the differences read ``biased16`` as it is: Vela 5.2.0 copies a tensor that
+    # is both reshaped and read by another operator (2,760 U55-128 cycles for an int16 [2, 32, 16]).
+    maximum = _last_axis_maximum(graph, biased16, name=f"{ints.prefix}_max")
+    steps = ints.sub(ints.widen(biased16, "biased_int32_steps"), ints.widen(maximum, "max_int32"), "steps_below_max")
+    exp = ints.lookup_steps(steps, _exp_values(x.qparams), "exp", below_range=0)
+    total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
+    return ShiftedExponentials(steps, exp, total)
 
 
-def _visible_lookup14(ints: Int32Emitter, index: TosaValue, values: np.ndarray, visible: np.ndarray) -> TosaValue:
-    """``Int32Emitter.lookup14`` with its widening MULs by -128 and 1 made 0 where ``visible`` is not:
-    hidden keys get E = 0 at no extra operator (the U55/U65 have no int16 TABLE to hold a 0)."""
-    graph, what = ints.graph, f"{ints.prefix}_exp"
-    values = np.asarray(values, dtype=np.int64)
-    minus_high = table(graph, index, (-(values >> 7)).astype(np.int8), name=f"{what}_high", qparams=None)
-    low = table(graph, index, (values & 0x7F).astype(np.int8), name=f"{what}_low", qparams=None)
-    high_weight = graph.add_const(f"{what}_minus_128", np.where(visible, -128, 0).astype(np.int8))
-    low_weight = graph.add_const(f"{what}_visible", visible.astype(np.int8))
-    high_part = ints.mul(minus_high, high_weight, "exp_high_int32", shift=0)
-    low_part = ints.mul(low, low_weight, "exp_low_int32", shift=0)
-    combined = ints.add(high_part, low_part, "exp_int32")
-    return rescale(graph, combined, name=what, scales=[1.0], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)
+def _last_axis_maximum(graph: TosaGraph, x: TosaValue, *, name: str) -> TosaValue:
+    """REDUCE_MAX over the last axis, keeping it (size 1), reduced as the outer axis of the last two
+    axes' transpose (see ``row_maximum``), without reshaping ``x``."""
+    perms = [*range(x.rank - 2), x.rank - 1, x.rank - 2]
+    columns = graph.add_tensor(f"{name}_columns", tuple(x.shape[axis] for axis in perms), x.dtype, x.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TransposeAttribute(perms)
+    graph.add_op(ts.Op.TRANSPOSE, [x], [columns], attribute)
+    maximum = reduce(graph, ts.Op.REDUCE_MAX, columns, x.rank - 2, name=f"{name}_columns_max")
+    return reshape(graph, maximum, (*x.shape[:-1], 1), name=name)
 
 
 def row_maximum(graph: TosaGraph, x: TosaValue, axis: int, *, name: str) -> TosaValue:

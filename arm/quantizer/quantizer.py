@@ -9,6 +9,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.compile_spec import ArmCompileSpec
 from arm.ops.common import registry
+from arm.passes.norm_scale_folding import fold_norm_scales_into_linears
 from arm.quantizer.annotation import annotate, drop_non_float_specs, is_annotated
 from arm.quantizer.module_configs import ModuleConfigs
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -67,7 +68,10 @@ class EthosUQuantizer(Quantizer):
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         # Ops such as scaled_dot_product_attention are quantized piece by piece: each intermediate
         # (scores, probabilities) needs its own observed grid, which one annotation cannot give.
-        return registry.decompose_for_quantization(model)
+        model = registry.decompose_for_quantization(model)
+        # After the decompositions: rms_norm's ends in the scale multiplication this folds.
+        fold_norm_scales_into_linears(model)
+        return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
         if self.configs.is_empty() and self.io_config is None:

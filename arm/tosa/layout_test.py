@@ -11,7 +11,7 @@ from tosa.TosaGraph import TosaGraph as FlatbufferGraph
 from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.ops.common.axis_reduction import reduce
-from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor
+from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor, reshape
 from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc, transpose
 from arm.tosa.rescale import rescale
 
@@ -147,6 +147,29 @@ def test_a_transpose_that_meets_no_inverse_stays_above_a_widening_rescale() -> N
     assert _ops(graph) == ["TRANSPOSE", "RESCALE"]
     assert graph.tensors[graph.operators[0].inputs[0]].dtype == np.int8
     np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+
+
+def test_equal_reshapes_of_one_tensor_become_one() -> None:
+    # Three projections of the same normalized tokens each view them as [1, L, 1, C]; Vela copies all
+    # but one of three equal reshapes, so their readers share one. A reshape to another shape stays.
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 6, 8), np.int8)
+    relu = _clamp(graph, x, "relu")
+    rows = [reshape(graph, relu, (1, 6, 1, 8), name=f"rows{index}") for index in range(3)]
+    other = reshape(graph, relu, (1, 3, 2, 8), name="other")
+    for index, value in enumerate([*rows, other]):
+        graph.mark_output(_nhwc_bound(graph, value, f"y{index}"))
+    data = np.random.default_rng(5).integers(-128, 128, size=(1, 6, 8)).astype(np.int8)
+    expected = _run(graph, data)
+
+    cancel_round_trips(graph)
+
+    assert _ops(graph).count("RESHAPE") == 2
+    assert [operator.inputs[0] for operator in graph.operators if operator.op == ts.Op.MAX_POOL2D] == [
+        "rows0", "rows0", "rows0", "other"
+    ]
+    for actual, wanted in zip(_run(graph, data), expected):
+        np.testing.assert_array_equal(actual, wanted)
 
 
 def test_graph_outputs_keep_their_layout() -> None:
