@@ -5,7 +5,8 @@
     PYTHONPATH=. python -m bench.issue12 --quick                 # DS-CNN only: a few minutes, no QEMU
     PYTHONPATH=. python -m bench.issue12 --render issue12.json   # the table of an earlier run again
 
-Three parts, run in this order (one process drives them; the timed compiles run in fresh processes):
+Three parts (one process drives them; the timed compiles run in fresh processes), in the order cycles
+of the pairs the goals name, compile, edges, cycles of the rest of the zoo (``--zoo``):
 
 1. **edges**: the CPU instructions MobileNetV2 U55-128 runs per inference outside the NPU, with float and
    with int8 I/O, against its NPU cycles (bench/edge_cpu.py: bench/runtime/run.sh's Bazel build of the
@@ -24,22 +25,29 @@ Three parts, run in this order (one process drives them; the timed compiles run 
    Compile times are never reused: part 2 measures both sides in this run.
 
 Prints the goal table (markdown) and the per-pair compile and cycles tables; ``--json`` writes every
-number, rewritten after each part so a run cut short keeps what it measured.
+number, rewritten after each part and each cycles pair (the compile rows are appended to
+``<json>.compile.jsonl`` as they are measured), so a run cut short keeps what it measured and
+``--render`` shows it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime
 import importlib.metadata
+import io
 import json
+import logging
 import math
 import os
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
+from typing import Callable, Iterator
 
 from bench import compile_time
 from bench.compile_time import Pair, Row, build_calibration_samples
@@ -59,15 +67,19 @@ TRANSFORMER_CYCLE_PAIRS = (("deit_tiny", U85), ("llama", U85), ("llama", U55))
 ZOO_CYCLES_GOAL = 1.0
 EDGE_CPU_GOALS = {FLOAT_IO_PROGRAM: ("float I/O", 0.30), INT8_IO_PROGRAM: ("int8 I/O", 0.05)}
 
-# The zoo: models/zoo/ (the issue's "every zoo model").
-ZOO_MODELS = tuple(name for name, factory in BENCH_MODELS.items() if factory.startswith("models.zoo."))
+# The zoo (the issue's "every zoo model"): models/zoo/ and EfficientNet-B0, whose bench rows sit with the
+# zoo's (bench/README.md) though it lives in models/.
+ZOO_MODELS = (
+    *(name for name, factory in BENCH_MODELS.items() if factory.startswith("models.zoo.")),
+    "efficientnet_b0",
+)
 
 # What a full run measures. Compile: the issue's named models (the peer's cold deit_tiny U85 takes
 # 5-30 minutes here); cycles: the transformer goal's pairs and mha_sequence, whose peer figure no
 # earlier run kept.
-FULL_COMPILE_PAIRS = (
-    ("mv2", U55), ("mv2", U85), ("dscnn", U55), ("transformer", U55),
-    ("deit_tiny", U85), ("llama", U55), ("llama", U85),
+FULL_COMPILE_PAIRS = (  # cheapest first: the peer's cold deit_tiny takes longest, so a cut run loses only it
+    ("mv2", U55), ("dscnn", U55), ("transformer", U55), ("mv2", U85),
+    ("llama", U55), ("llama", U85), ("deit_tiny", U85),
 )
 FULL_CYCLE_PAIRS = (*TRANSFORMER_CYCLE_PAIRS, ("mha_sequence", U85), ("mha_sequence", U55))
 QUICK_COMPILE_PAIRS = (("dscnn", U55),)
@@ -187,20 +199,21 @@ def cycle_figures(pairs: list[CyclePair]) -> list[Figure]:
     return figures
 
 
-def measure_cycles(pairs: list[tuple[str, str]], reused: dict[tuple[str, str], ReusedPeer]) -> list[CyclePair]:
-    """Compiles our side of each pair (and the peer's where no report is reused) in this process."""
-    import copy
-
+def measure_cycles(pairs: list[tuple[str, str]], reused: dict[tuple[str, str], ReusedPeer]) -> Iterator[CyclePair]:
+    """Compiles our side of each pair (and the peer's where no report is reused) in this process; yields
+    each pair as it is measured."""
     import torch
 
     from arm.model_spec import load_model_spec
     from bench import ours, peer
-    from bench.analysis import compile_and_analyze
 
+    # Import-time notices (pytree deprecations, CUDA kernels absent) would bury the progress lines.
+    logging.getLogger("torchao").setLevel(logging.ERROR)
+    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", category=FutureWarning)
     torch.set_num_threads(1)
     ours.warm_up()
     peer.warm_up()
-    measured = []
     for model, target in pairs:
         earlier = reused.get((model, target))
         samples = earlier.calibration_samples if earlier else build_calibration_samples(model)
@@ -211,23 +224,38 @@ def measure_cycles(pairs: list[tuple[str, str]], reused: dict[tuple[str, str], R
             failed = {"error": f"{type(error).__name__}: {error}"}
             reports = {"ours": failed, "peer": earlier.report if earlier else failed}
         else:
-            reports = {}
-            for side, compiler in (("ours", ours.compile_ours), ("peer", peer.compile_peer)):
-                if side == "peer" and earlier is not None:
-                    reports[side] = earlier.report
-                    continue
-                fresh = dataclasses.replace(spec, module=copy.deepcopy(spec.module))  # neither side sees the other's
-                reports[side] = dataclasses.asdict(compile_and_analyze(side, compiler, fresh, target, samples))
+            reports = {"ours": _side_cycles(ours.compile_ours, spec, target, samples)}
+            reports["peer"] = earlier.report if earlier else _side_cycles(peer.compile_peer, spec, target, samples)
         ours_report, peer_report = reports["ours"], reports["peer"]
-        measured.append(CyclePair(
+        pair = CyclePair(
             model, target, samples, _total_cycles(ours_report), _total_cycles(peer_report),
             earlier.source if earlier else "compiled in this run",
             ours_report.get("error"), peer_report.get("error"),
             ours_report.get("partitions"), peer_report.get("partitions"),
-        ))
-        print(f"cycles: {model} {target}: ours {measured[-1].ours_cycles}, peer {measured[-1].peer_cycles}",
-              file=sys.stderr, flush=True)
-    return measured
+        )
+        print(f"cycles: {model} {target}: ours {pair.ours_cycles}, peer {pair.peer_cycles}", file=sys.stderr,
+              flush=True)
+        yield pair
+
+
+def _side_cycles(compiler: Callable, spec: object, target: str, samples: int) -> dict:
+    """One side's Vela numbers and partitions, as bench.compare's report holds them; a failure is its
+    ``error``. Only what the cycles goals read: bench.compare's accuracy check is not run here."""
+    import copy
+
+    from bench.pte_program import read_pte
+    from bench.vela_report import vela_numbers
+
+    fresh = dataclasses.replace(spec, module=copy.deepcopy(spec.module))  # neither side sees the other's changes
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # Vela prints its performance report
+            compiled = compiler(fresh, target, samples)
+        vela = vela_numbers(compiled.vela_summaries)
+        partitions = sum(read_pte(compiled.pte).partitions.values())
+    except Exception as error:  # either flow may fail on a model: the table says so, the run goes on
+        lines = str(error).strip().splitlines()
+        return {"error": f"{type(error).__name__}: {lines[0] if lines else '(no message)'}"}
+    return {"vela": vela and dataclasses.asdict(vela), "partitions": partitions, "error": None}
 
 
 def _total_cycles(report: dict) -> int | None:
@@ -270,9 +298,18 @@ def _write(run: Run, path: Path | None) -> None:
 
 
 def read_run(path: Path) -> Run:
+    """The run a --json file holds; if it was cut during the compile part, with the compile rows
+    bench.compile_time had appended beside it by then."""
     document = json.loads(path.read_text())
     fields = {field.name for field in dataclasses.fields(Run)}
-    return Run(**{key: value for key, value in document.items() if key in fields})
+    result = Run(**{key: value for key, value in document.items() if key in fields})
+    rows_file = _compile_rows_file(path)
+    if not result.compile_rows and rows_file.exists():
+        rows, startup, _ = compile_time.read_rows([rows_file])
+        result.compile_rows = [dataclasses.asdict(row) for row in rows]
+        result.worker_startup = startup
+        result.meta["compile part"] = f"cut short: the rows {rows_file.name} holds"
+    return result
 
 
 def _meta(args: argparse.Namespace) -> dict:
@@ -298,40 +335,58 @@ def run(args: argparse.Namespace) -> Run:
     cycle_pairs = _pairs(args.cycle_pairs) or list(QUICK_CYCLE_PAIRS if args.quick else FULL_CYCLE_PAIRS)
     vela = importlib.metadata.version("ethos-u-vela")
     reused = reusable_peer_reports(args.reuse_peer_cycles, vela)
-    if args.zoo:
-        cycle_pairs += [pair for pair in reused if pair[0] in ZOO_MODELS and pair not in cycle_pairs]
+    zoo_extra = [pair for pair in reused if args.zoo and pair[0] in ZOO_MODELS and pair not in cycle_pairs]
+    cycle_pairs += zoo_extra
     started = time.perf_counter()
 
-    if not args.quick and not args.no_edges:
-        start = time.perf_counter()
-        print("edges: bench/runtime/run.sh (Bazel build for Corstone-300, QEMU -icount) ...", file=sys.stderr,
-              flush=True)
-        try:
-            costs, output = measure_edges(args.bazel_startup_flags)
-            result.edges = {name: dataclasses.asdict(cost) for name, cost in costs.items()}
-            print(output, file=sys.stderr, flush=True)
-        except RuntimeError as error:  # the other parts still run; the table says why these are missing
-            result.edges_error = str(error).splitlines()[0]
-            print(error, file=sys.stderr, flush=True)
-        result.part_seconds["edges"] = time.perf_counter() - start
-        _write(result, args.json)
-
-    start = time.perf_counter()
+    # The cycles the goals name, the timed compiles, the CPU at the edges (a Bazel build, cached after the
+    # first), then the rest of the zoo's cycles: a run cut short loses the least wanted part.
+    named = [pair for pair in cycle_pairs if pair not in zoo_extra]
+    _count_cycles(result, named, reused, args.json)
     pairs = [Pair(model, target, build_calibration_samples(model), run_peer=True) for model, target in compile_pairs]
-    rows_file = args.json.with_name(args.json.name + ".compile.jsonl") if args.json else None
-    rows, startup, _ = compile_time.measure(pairs, rows_file)
+    start = time.perf_counter()
+    rows, startup, _ = compile_time.measure(pairs, _compile_rows_file(args.json))
     result.compile_rows = [dataclasses.asdict(row) for row in rows]
     result.worker_startup = startup
     result.part_seconds["compile"] = time.perf_counter() - start
     _write(result, args.json)
-
-    start = time.perf_counter()
-    result.cycles = [dataclasses.asdict(pair) for pair in measure_cycles(cycle_pairs, reused)]
-    result.part_seconds["cycles"] = time.perf_counter() - start
+    if not args.quick and not args.no_edges:
+        _measure_edges(result, args)
+    _count_cycles(result, zoo_extra, reused, args.json)
     result.part_seconds["whole run"] = time.perf_counter() - started
     result.meta["load average at end"] = f"{os.getloadavg()[0]:.1f}"
     _write(result, args.json)
     return result
+
+
+def _measure_edges(result: Run, args: argparse.Namespace) -> None:
+    start = time.perf_counter()
+    print("edges: bench/runtime/run.sh (Bazel build for Corstone-300, QEMU -icount) ...", file=sys.stderr,
+          flush=True)
+    try:
+        costs, output = measure_edges(args.bazel_startup_flags)
+        result.edges = {name: dataclasses.asdict(cost) for name, cost in costs.items()}
+        print(output, file=sys.stderr, flush=True)
+    except RuntimeError as error:  # the other parts still run; the table says why these are missing
+        result.edges_error = str(error).splitlines()[0]
+        print(error, file=sys.stderr, flush=True)
+    result.part_seconds["edges"] = time.perf_counter() - start
+    _write(result, args.json)
+
+
+def _count_cycles(result: Run, pairs: list[tuple[str, str]], reused: dict, path: Path | None) -> None:
+    if not pairs:
+        return
+    start = time.perf_counter()
+    for pair in measure_cycles(pairs, reused):
+        result.cycles.append(dataclasses.asdict(pair))
+        _write(result, path)  # after every pair: a run cut short keeps what it counted
+    result.part_seconds["cycles"] = result.part_seconds.get("cycles", 0.0) + time.perf_counter() - start
+
+
+def _compile_rows_file(path: Path | None) -> Path | None:
+    """Where bench.compile_time appends each compile row as it is measured (beside the --json file)."""
+    return None if path is None else path.with_name(path.name + ".compile.jsonl")
 
 
 def _pairs(text: str | None) -> list[tuple[str, str]]:
