@@ -203,9 +203,10 @@ def cycle_figures(pairs: list[CyclePair]) -> list[Figure]:
     measured = [figure for figure in zoo if figure.ratio is not None]
     if zoo:
         worst = max(measured, key=lambda figure: figure.ratio, default=None)
+        above = sum(figure.ratio > ZOO_CYCLES_GOAL for figure in measured)
         figures.append(Figure(
-            "cycles", f"every zoo pair at or below the peer ({len(measured)} of {len(zoo)} measured): worst is "
-            f"{worst.name if worst else '-'}",
+            "cycles", f"every zoo pair at or below the peer: {above} of {len(measured)} measured above it "
+            f"({len(zoo) - len(measured)} not measured); worst: {worst.name if worst else '-'}",
             worst and worst.ours, worst and worst.base, ZOO_CYCLES_GOAL, worst.base_source if worst else "-",
             unit="cycles", note="" if worst else "no zoo pair measured on both sides",
         ))
