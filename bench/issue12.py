@@ -396,6 +396,7 @@ def _count_cycles(result: Run, pairs: list[tuple[str, str]], reused: dict, path:
         result.cycles.append(dataclasses.asdict(pair))
         _write(result, path)  # after every pair: a run cut short keeps what it counted
     result.part_seconds["cycles"] = result.part_seconds.get("cycles", 0.0) + time.perf_counter() - start
+    _write(result, path)
 
 
 def _compile_rows_file(path: Path | None) -> Path | None:
