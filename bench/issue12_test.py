@@ -166,3 +166,19 @@ def test_a_whole_run_with_stubbed_parts_writes_json_that_renders_the_same_table(
     table = [line for line in printed.splitlines() if line.startswith("| ")]
     assert table == [line for line in rendered.splitlines() if line.startswith("| ")]
     assert "peer, reused from run5.json (then)" in rendered
+
+
+def test_a_run_cut_during_the_compile_part_renders_the_rows_measured_so_far(tmp_path):
+    """bench.compile_time appends each row beside the --json file; --render reads them back."""
+    import dataclasses
+
+    output = tmp_path / "issue12.json"
+    issue12._write(issue12.Run(meta={"started": "then"}), output)
+    row = _row("mv2", "ethos-u55-128", 30.0, 120.0, 10.0)
+    rows_file = tmp_path / "issue12.json.compile.jsonl"
+    rows_file.write_text(json.dumps({**dataclasses.asdict(row), "worker_startup": 5.0}) + "\n")
+    run = issue12.read_run(output)
+    assert run.worker_startup == 5.0
+    cold_wall, _, warm = run.figures()
+    assert (cold_wall.ratio, warm.ours, warm.base) == (pytest.approx(0.25), 15.0, 120.0)
+    assert run.meta["compile part"] == "cut short: the rows issue12.json.compile.jsonl holds"
