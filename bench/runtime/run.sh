@@ -55,7 +55,8 @@ for label in "${models[@]}"; do
   }
   planned="$(sed -nE 's/.*, ([0-9]+) planned, .*/\1/p' <<<"$output")"
   arena="$(sed -nE 's/.*runtime arena ([0-9]+) used.*/\1/p' <<<"$output")"
-  instructions="$(sed -nE 's/.*= ([0-9]+) instructions when QEMU runs with -icount.*/\1/p' <<<"$output")"
+  # The firmware prints a load: and an execute: line; one inference is the execute: line.
+  instructions="$(sed -nE 's/^execute: .*= ([0-9]+) instructions when QEMU runs with -icount.*/\1/p' <<<"$output")"
   # Vela's summary has a row per partition.
   read -r partitions npu_cycles < <(python3 -c '
 import csv, sys
