@@ -250,7 +250,7 @@ def _matching_probes(
         if value is None:
             continue
         shape = tuple(value.shape)
-        if probe.nhwc:
+        if probe.nhwc and len(shape) == 4:  # a rank-3 layer (Conformer's [1, 32, 64]) has no NHWC form
             shape = (shape[0], shape[2], shape[3], shape[1])
         if tables[probe.partition][probe.tensor].shape == shape:
             kept[layer] = probe
