@@ -21,6 +21,7 @@ from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.identity_clamp_removal import remove_identity_clamps
 from arm.tosa.layout import cancel_round_trips
+from arm.tosa.matmul_operand_copies import copy_windowed_matmul_operands
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize, numpy_dtype, qparams_of
 from arm.tosa.rescale import requantize
 from arm.tosa.reshape_sinking import fold_reshapes
@@ -50,6 +51,8 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     hoist_slices_below_transposes(ctx.graph)
     fold_rescales_into_tables(ctx.graph)
     remove_identity_clamps(ctx.graph)
+    if spec.has("u55") or spec.has("u85"):  # a Vela 5.2.0 departure (see the module)
+        copy_windowed_matmul_operands(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),
