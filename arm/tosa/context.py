@@ -19,7 +19,7 @@ from torch.export import ExportedProgram
 from torch.fx import Node
 
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
-from arm.tosa.quantization import QParams, is_dequantize, output_quantize, qparams_of
+from arm.tosa.quantization import QParams, is_dequantize, numpy_dtype, output_quantize, qparams_of
 from arm.tosa.specification import TosaSpecification
 
 
@@ -76,7 +76,7 @@ class LoweringContext:
 
     def _constant_value(self, arg: Node) -> TosaValue:
         if self.is_constant(arg):
-            return self.graph.add_const(arg.name, self.constant(arg).numpy())
+            return self.graph.add_const(arg.name, tensor_to_numpy(self.constant(arg)))
         if is_dequantize(arg) and self.is_constant(arg.args[0]):
             data, qparams = self.quantized_constant(arg)
             return self.graph.add_const(arg.name, data, qparams)
@@ -144,5 +144,17 @@ class LoweringContext:
         )
 
 
+def tensor_to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    """``tensor.numpy()``, also for bfloat16, which numpy knows only through ml_dtypes (exact via float32)."""
+    if tensor.dtype == torch.bfloat16:
+        return tensor.float().numpy().astype(numpy_dtype(torch.bfloat16))
+    return tensor.numpy()
+
+
 def shape_of(node: Node) -> tuple[int, ...]:
     return tuple(int(d) for d in node.meta["val"].shape)
+
+
+def numpy_dtype_of(node: Node) -> np.dtype:
+    """The node's tensor type as the TOSA graph holds it (float16 and bfloat16 nodes lower in their own type)."""
+    return numpy_dtype(node.meta["val"].dtype)

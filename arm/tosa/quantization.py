@@ -12,6 +12,7 @@ import dataclasses
 import operator
 from typing import Callable
 
+import ml_dtypes
 import numpy as np
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
@@ -125,4 +126,6 @@ def output_quantize(node: Node, is_fused_activation: Callable[[Node], bool]) -> 
 
 
 def numpy_dtype(dtype: torch.dtype) -> np.dtype:
+    if dtype == torch.bfloat16:  # torch cannot hand a bfloat16 tensor to numpy, which has no such type
+        return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(torch.empty((), dtype=dtype).numpy().dtype)
