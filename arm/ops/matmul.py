@@ -83,7 +83,7 @@ def matmul_values(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name:
     """MATMUL; int8 operands give an int32 product whose step is the product of their steps, int16
     operands (a16w8) an int48 one: TOSA 1.0 defines MATMUL i16 x i16 with an i48 accumulator only."""
     if not ctx.spec.is_int:
-        accumulator = np.dtype(np.float32)
+        accumulator = lhs.dtype  # float16/bfloat16 products in their own type (TOSA accumulates wider)
     else:
         accumulator = INT48 if lhs.dtype == np.int16 else np.dtype(np.int32)
     output = ctx.graph.add_tensor(name, (lhs.shape[0], lhs.shape[1], rhs.shape[2]), accumulator)

@@ -124,7 +124,7 @@ class LoweringContext:
     def real_constant(self, node: Node) -> np.ndarray:
         """The float values of a constant, dequantizing it when ``node`` is a dequantize of a constant."""
         if not is_dequantize(node):
-            return self.constant(node).numpy().astype(np.float32)
+            return tensor_to_numpy(self.constant(node)).astype(np.float32)
         data, qparams = self.quantized_constant(node)
         scales = np.array(qparams.scales, dtype=np.float64)
         if qparams.is_per_channel:
