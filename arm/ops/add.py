@@ -8,7 +8,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
@@ -76,6 +76,9 @@ TEST_CASES = {
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }
+
+# The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
+TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(add_tensors), random_inputs(20, (2, 3, 8), (3, 8))))
 
 OP = ArmOp(
     name="add",

@@ -20,7 +20,7 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.aten_rewrite import AtenBuilder, shape
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.float_math import FloatMath
-from arm.ops.common.op_test_case import EVERY_TARGET, FunctionModule, OpTestCase, in_float_type, random_inputs
+from arm.ops.common.op_test_case import EVERY_TARGET, FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
@@ -153,8 +153,7 @@ TEST_CASES = {
         targets=("u55_INT", "u85_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
-    "float16": in_float_type(_EVERYTHING, torch.float16),
-    "bfloat16": in_float_type(_EVERYTHING, torch.bfloat16),
+    **half_precision_cases(_EVERYTHING),
 }
 
 OP = ArmOp(

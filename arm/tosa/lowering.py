@@ -92,8 +92,10 @@ def _lower_call(node: Node, ctx: LoweringContext) -> TosaValue:
     return value
 
 
-# CAST converts between types; every other TOSA 1.0 operator takes and gives floats of one type.
+# CAST converts between types; MATMUL may give float32 products of half-precision operands (bfloat16
+# ones have no other); every other TOSA 1.0 operator takes and gives floats of one type.
 _TYPE_CONVERTING = frozenset({ts.Op.CAST})
+_WIDENING_OUTPUT = frozenset({ts.Op.MATMUL})
 
 
 def _check_one_float_type(node: Node, ctx: LoweringContext, value: TosaValue, operators: list) -> None:
@@ -110,7 +112,8 @@ def _check_one_float_type(node: Node, ctx: LoweringContext, value: TosaValue, op
     for operator in operators:
         if operator.op in _TYPE_CONVERTING:
             continue
-        floats = {ctx.graph.tensors[name].dtype for name in [*operator.inputs, *operator.outputs]} & _FLOAT_DTYPES
+        checked = operator.inputs if operator.op in _WIDENING_OUTPUT else [*operator.inputs, *operator.outputs]
+        floats = {ctx.graph.tensors[name].dtype for name in checked} & _FLOAT_DTYPES
         if len(floats) > 1:
             names = "/".join(sorted(str(dtype) for dtype in floats))
             raise LoweringError(

@@ -77,6 +77,11 @@ def in_float_type(case: OpTestCase, dtype: torch.dtype) -> OpTestCase:
     )
 
 
+def half_precision_cases(case: OpTestCase) -> dict[str, OpTestCase]:
+    """``case`` in float16 and in bfloat16 (see ``in_float_type``), named by the type."""
+    return {"float16": in_float_type(case, torch.float16), "bfloat16": in_float_type(case, torch.bfloat16)}
+
+
 def random_inputs(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
     """Deterministic normal-distributed inputs, so every run of a case sees the same numbers."""
     generator = torch.Generator().manual_seed(seed)
