@@ -64,9 +64,18 @@ def var_call(node: Node) -> VarCall:
     return VarCall(x, normalized, correction, bool(keepdim))
 
 
+def _scalar_result(call: VarCall) -> bool:
+    """The variance of every element without keepdim: a 0-d tensor."""
+    return not call.keepdim and len(call.dims) == len(shape(call.x))
+
+
 def support(node: Node, spec: TosaSpecification) -> str | None:
     call = var_call(node)
     return first_reason(
+        f"{describe(node)}: a 0-d quantized result is not lowered (an int8 0-d delegate output fails "
+        "ExecuTorch's set_inputs in the replay's whole-program run); pass keepdim=True"
+        if spec.is_int and _scalar_result(call)
+        else None,
         f"{describe(node)}: {spec} lowers var after EthosUQuantizer has split it into mean, sub and mul; "
         "quantize the model with the Arm quantizer"
         if spec.is_int
@@ -83,7 +92,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 
 def decompose(node: Node) -> None:
     call = var_call(node)
-    if not shape(call.x) or call.count <= call.correction:
+    if not shape(call.x) or call.count <= call.correction or _scalar_result(call):
         return  # the support rule keeps it on the CPU, with its reason
     build = AtenBuilder(node)
     mean = build.call(aten.mean.dim, call.x, list(call.dims), True)
@@ -123,6 +132,10 @@ def everything_keepdim(x: torch.Tensor) -> torch.Tensor:
     return x.var(keepdim=True, correction=0)
 
 
+def everything(x: torch.Tensor) -> torch.Tensor:
+    return x.var()
+
+
 def channels_unbiased(x: torch.Tensor) -> torch.Tensor:
     return x.var(dim=1)
 
@@ -141,6 +154,10 @@ TEST_CASES = {
     "everything_keepdim": _EVERYTHING,
     "channels_unbiased": OpTestCase(FunctionModule(channels_unbiased), random_inputs(1, (2, 6, 4))),
     "last_two_half_correction": OpTestCase(FunctionModule(last_two_half_correction), random_inputs(2, (1, 3, 4, 6))),
+    # A 0-d result: FP lowers it; INT keeps it on the CPU (see support).
+    "everything_scalar": OpTestCase(
+        FunctionModule(everything), random_inputs(5, (2, 3, 4)), targets=("tosa_FP", "tosa_INT"), cpu_targets=("tosa_INT",)
+    ),
     # correction = N: no degrees of freedom left, PyTorch divides by zero; stays on the CPU everywhere.
     "no_degrees_of_freedom": OpTestCase(
         FunctionModule(last_dim_all_correction), random_inputs(3, (3, 4)), cpu_targets=EVERY_TARGET
