@@ -15,17 +15,18 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+from arm.ops.common import registry
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, dtype_of, first_reason, float_type_reason, profile_reason, rank_reason
-from arm.quantizer.annotation import shared_with_input
+from arm.quantizer.annotation import annotate, shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.cast import cast, cast_extension
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
-from arm.tosa.quantization import numpy_dtype
-from arm.tosa.rescale import requantize
+from arm.tosa.quantization import numpy_dtype, output_quantize
+from arm.tosa.rescale import requantize, rescale
 from arm.tosa.specification import TosaSpecification
 
 
@@ -48,6 +49,13 @@ def _cast_reason(node: Node, spec: TosaSpecification) -> str | None:
         return None
     if spec.is_int and source is not None and source.is_floating_point:
         return f"{describe(node)}: casts {source} to {target}; float casts of quantized tensors are not lowered"
+    if spec.is_int and _integer_to_float(node):
+        if output_quantize(node, registry.is_fused_activation) is None:
+            return (
+                f"{describe(node)}: casts {source} to {target}, which nothing quantizes; {spec} runs it only "
+                "when the float result is quantized (quantize the model with the Arm quantizer)"
+            )
+        return None
     try:
         defined, extension = cast_extension(numpy_dtype(source), numpy_dtype(target), fp=spec.is_fp)
     except (TypeError, RuntimeError):  # a type numpy cannot hold (float8, complex): no TOSA type either
@@ -80,11 +88,20 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     return first_reason(_dim_order_reason(node), _cast_reason(node, spec), rank_reason(node, shape_of(node)))
 
 
+def _integer_to_float(node: Node) -> bool:
+    source, target = dtype_of(node.args[0]), dtype_of(node)
+    integer = source is not None and not source.is_floating_point and source != torch.bool
+    return integer and target is not None and target.is_floating_point
+
+
 def annotate_to_copy(node: Node, config: QuantizationConfig) -> None:
-    """A copy that keeps a float type moves the quantized value as it is; casts are not quantized."""
+    """A copy that keeps a float type moves the quantized value as it is; an integer tensor cast to float
+    is quantized at its output (one RESCALE of the integers onto that grid); other casts are not."""
     source, target = dtype_of(node.args[0]), dtype_of(node)
     if source == target and source is not None and source.is_floating_point:
         shared_with_input(node, node.args[0], config.activation)
+    elif _integer_to_float(node):
+        annotate(node, {}, config.activation)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
@@ -94,6 +111,11 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         if value.qparams is not None:
             return requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
         return value
+    if ctx.spec.is_int and value.qparams is None and _integer_to_float(node):
+        # The integers are reals already: the quantized result is round(x / scale) + zero point.
+        grid = ctx.output_qparams(node)
+        return rescale(ctx.graph, value, name=node.name, scales=[1.0 / grid.scale], output_dtype=grid.dtype,
+                       input_zp=0, output_zp=grid.zero_point, output_qparams=grid)  # fmt: skip
     if np.issubdtype(target, np.integer) and dtype_of(node.args[0]).is_floating_point:
         value = _truncated(ctx, value, name=f"{node.name}_truncated")
     return cast(ctx.graph, value, target, name=node.name)
@@ -122,6 +144,10 @@ def _add_in(dtype: torch.dtype) -> FunctionModule:
     return FunctionModule(add_cast_add)
 
 
+def integers_plus_reals(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x.to(torch.float32) + y
+
+
 def to_channels_last(x: torch.Tensor) -> torch.Tensor:
     return x.to(memory_format=torch.channels_last)
 
@@ -145,6 +171,13 @@ TEST_CASES = {
     ),
     "int8_to_float32": OpTestCase(_cast_to(torch.float32), _integers(2, (2, 6), torch.int8, -128, 128),
                                   cpu_targets=_FLOAT_ONLY),  # fmt: skip
+    # An integer tensor cast to float and added to a float one: FP casts; INT quantizes the cast's result,
+    # one RESCALE of the integers onto the add's input grid.
+    "int8_to_float32_quantized": OpTestCase(
+        FunctionModule(integers_plus_reals),
+        (*_integers(7, (2, 6), torch.int8, -20, 20), *random_inputs(8, (2, 6))),
+        targets=("tosa_FP", "tosa_INT", "u55_INT", "u85_INT"),
+    ),
     # Integer casts are the INT profile's: the FP targets keep them on the CPU.
     "int8_to_int32": OpTestCase(_cast_to(torch.int32), _integers(3, (2, 6), torch.int8, -128, 128), cpu_targets=_INT_ONLY),
     # Out-of-range values wrap in PyTorch and TOSA; Vela saturates them, so the Ethos-U targets keep it.
