@@ -22,7 +22,7 @@ from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_input
 from arm.ops.common.support import describe, dtype_of, first_reason, float_type_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import annotate, shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.cast import cast, cast_extension
+from arm.tosa.cast import cast, cast_extensions
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import numpy_dtype, output_quantize
@@ -57,9 +57,9 @@ def _cast_reason(node: Node, spec: TosaSpecification) -> str | None:
             )
         return None
     try:
-        defined, extension = cast_extension(numpy_dtype(source), numpy_dtype(target), fp=spec.is_fp)
-    except (TypeError, RuntimeError):  # a type numpy cannot hold (float8, complex): no TOSA type either
-        defined, extension = False, None
+        defined, extensions = cast_extensions(numpy_dtype(source), numpy_dtype(target), fp=spec.is_fp)
+    except (TypeError, RuntimeError):  # a type numpy cannot hold (complex, float64 here): no TOSA type
+        defined, extensions = False, ()
     if not defined:
         other = "INT" if spec.is_fp else "FP"
         return (
@@ -67,14 +67,16 @@ def _cast_reason(node: Node, spec: TosaSpecification) -> str | None:
             f"casts in the INT profile, float ones in the FP profile, none for int64/float64/float8 here; "
             f"the {other} profile may have it)"
         )
-    if extension is not None and not spec.has(extension):
-        return f"{describe(node)}: casting {source} to {target} needs the {extension} extension; {spec} lacks it"
+    missing = [extension for extension in extensions if not spec.has(extension)]
+    if missing:
+        return f"{describe(node)}: casting {source} to {target} needs the {'+'.join(missing)} extension; {spec} lacks it"
     if _narrows(source, target) and (spec.has("u55") or spec.has("u85")):
         return (
             f"{describe(node)}: narrows {source} to {target}; Vela 5.2.0 saturates where TOSA CAST and PyTorch "
             "keep the low bits (checked on the NPU model)"
         )
-    floats = [tensor for tensor in (node.args[0], node) if dtype_of(tensor).is_floating_point]
+    # float8 sides are allowed by the extension checked above (CAST is all float8 is lowered for).
+    floats = [tensor for tensor in (node.args[0], node) if dtype_of(tensor).is_floating_point and dtype_of(tensor).itemsize > 1]
     # Each side on its own: mixing two float types is what a cast is for.
     return first_reason(*(float_type_reason(node, spec, [tensor]) for tensor in floats))
 
@@ -190,6 +192,11 @@ TEST_CASES = {
     "float32_to_bfloat16": OpTestCase(
         _cast_to(torch.bfloat16), random_inputs(5, (2, 5)), targets=("tosa_FP", "vgf_FP"), cpu_targets=("vgf_FP",),
         tosa_extensions=("bf16",),
+    ),
+    # float8 with its extension (TOSA 1.0 EXT-FP8E4M3): CAST only; values inside its range.
+    "float32_to_float8": OpTestCase(
+        _cast_to(torch.float8_e4m3fn), (torch.tensor([[0.3, -1.26, 3.1, 100.0, -0.01, 448.0]]),),
+        targets=("tosa_FP",), tosa_extensions=("fp8e4m3",),
     ),
     "channels_last_stays": OpTestCase(FunctionModule(to_channels_last), random_inputs(6, (1, 3, 2, 2)),
                                       targets=("tosa_FP",), cpu_targets=("tosa_FP",)),  # fmt: skip

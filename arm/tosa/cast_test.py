@@ -9,7 +9,7 @@ import pytest
 import tosa_reference_model
 
 from arm.tosa.cast import FP_PROFILE_CASTS, INT_PROFILE_CASTS, cast
-from arm.tosa.graph import BFLOAT16, TosaGraph
+from arm.tosa.graph import BFLOAT16, FLOAT8_E4M3, TosaGraph
 from arm.tosa.reference_io import reference_input, reference_output
 
 # Ties of both parities, fractions of both signs, and values outside int8 (saturated or wrapped).
@@ -57,6 +57,7 @@ def test_declared_cast_runs_and_converts_as_tosa_defines(source: np.dtype, targe
     np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
 
 
-def test_bfloat16_tables_name_the_extension() -> None:
-    assert all(ext == "bf16" for (s, t), ext in FP_PROFILE_CASTS.items() if BFLOAT16 in (s, t))
-    assert all(ext is None for (s, t), ext in FP_PROFILE_CASTS.items() if BFLOAT16 not in (s, t))
+def test_tables_name_the_extensions_of_their_types() -> None:
+    assert all(("bf16" in ext) == (BFLOAT16 in pair) for pair, ext in FP_PROFILE_CASTS.items())
+    assert ("bf16", "fp8e4m3") == FP_PROFILE_CASTS[(BFLOAT16, FLOAT8_E4M3)]
+    assert all(ext == () for ext in INT_PROFILE_CASTS.values())

@@ -145,9 +145,11 @@ class LoweringContext:
 
 
 def tensor_to_numpy(tensor: torch.Tensor) -> np.ndarray:
-    """``tensor.numpy()``, also for bfloat16, which numpy knows only through ml_dtypes (exact via float32)."""
+    """``tensor.numpy()``, also for bfloat16 and float8, which numpy knows only through ml_dtypes."""
     if tensor.dtype == torch.bfloat16:
         return tensor.float().numpy().astype(numpy_dtype(torch.bfloat16))
+    if tensor.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):  # the same bits, read as ml_dtypes' type
+        return tensor.contiguous().view(torch.uint8).numpy().view(numpy_dtype(tensor.dtype))
     return tensor.numpy()
 
 

@@ -20,6 +20,9 @@ from arm.tosa.quantization import QParams
 INT48 = np.dtype(np.int64)
 # numpy has no bfloat16; ml_dtypes' is the one tosa_serializer and the reference model use.
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+# The float8 types of the EXT-FP8E4M3/FP8E5M2 extensions (only CAST uses them here).
+FLOAT8_E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
+FLOAT8_E5M2 = np.dtype(ml_dtypes.float8_e5m2)
 
 _TOSA_DTYPES: dict[np.dtype, ts.DType] = {
     np.dtype(np.bool_): ts.DType.BOOL,
@@ -29,6 +32,8 @@ _TOSA_DTYPES: dict[np.dtype, ts.DType] = {
     INT48: ts.DType.INT48,
     np.dtype(np.float16): ts.DType.FP16,
     BFLOAT16: ts.DType.BF16,
+    FLOAT8_E4M3: ts.DType.FP8E4M3,
+    FLOAT8_E5M2: ts.DType.FP8E5M2,
     np.dtype(np.float32): ts.DType.FP32,
 }
 
