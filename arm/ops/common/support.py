@@ -20,7 +20,8 @@ MAX_RANK = 6
 # The float types of the TOSA 1.0 FP profile: fp32 and fp16 are the profile's own; bf16 comes with the
 # EXT-BF16 extension. The FP8 extensions (EXT-FP8E4M3/E5M2) define only CONV, MATMUL, CAST and data
 # movement, and the TOSA reference model we check against (tosa-tools 2026.8) runs none of their
-# arithmetic, so float8 tensors stay on the CPU whatever the specification names.
+# arithmetic, so float8 tensors stay on the CPU whatever the specification names (arm/ops/to_copy.py
+# lowers the casts to and from them, which it runs).
 _PROFILE_FLOAT_TYPES = (torch.float32, torch.float16)
 _EXTENSION_FLOAT_TYPES = {"bf16": torch.bfloat16}
 
