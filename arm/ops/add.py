@@ -9,7 +9,7 @@ from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
 from arm.ops.common.integer_arithmetic import integer_support, is_integer_arithmetic, lower_integer_binary
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
@@ -97,6 +97,9 @@ TEST_CASES = {
         cpu_targets=("tosa_FP", "vgf_FP"),
     ),
 }
+
+# The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
+TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(add_tensors), random_inputs(20, (2, 3, 8), (3, 8))))
 
 OP = ArmOp(
     name="add",

@@ -70,10 +70,10 @@ def channel_affine(node: Node, ctx: LoweringContext) -> tuple[np.ndarray, np.nda
     """Per-channel (a, b) with batch_norm(x) == x * a + b along dim 1, in float64."""
     _, weight, bias, running_mean, running_var = node.args[:5]
     eps = _eps(node)
-    mean = ctx.constant(running_mean).numpy().astype(np.float64)
-    variance = ctx.constant(running_var).numpy().astype(np.float64)
-    gamma = np.ones_like(mean) if weight is None else ctx.constant(weight).numpy().astype(np.float64)
-    beta = np.zeros_like(mean) if bias is None else ctx.constant(bias).numpy().astype(np.float64)
+    mean = ctx.constant(running_mean).double().numpy()
+    variance = ctx.constant(running_var).double().numpy()
+    gamma = np.ones_like(mean) if weight is None else ctx.constant(weight).double().numpy()
+    beta = np.zeros_like(mean) if bias is None else ctx.constant(bias).double().numpy()
     scale = gamma / np.sqrt(variance + eps)
     return scale, beta - mean * scale
 
@@ -84,8 +84,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if ctx.spec.is_fp:
         channel_shape = [1] * x.rank
         channel_shape[1] = -1
-        scale_value = ctx.graph.add_const(f"{node.name}_scale", scale.astype(np.float32).reshape(channel_shape))
-        shift_value = ctx.graph.add_const(f"{node.name}_shift", shift.astype(np.float32).reshape(channel_shape))
+        scale_value = ctx.graph.add_const(f"{node.name}_scale", scale.astype(x.dtype).reshape(channel_shape))
+        shift_value = ctx.graph.add_const(f"{node.name}_shift", shift.astype(x.dtype).reshape(channel_shape))
         scaled = fp_mul(ctx, x, scale_value, name=f"{node.name}_scaled")
         return fp_add(ctx, scaled, shift_value, name=node.name)
     return _lower_int(node, ctx, x, scale, shift)

@@ -19,7 +19,7 @@ from arm.ops.common.convolution import (
     is_patch_embedding,
     patch_embedding,
 )
-from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.op_test_case import OpTestCase, half_precision_cases, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, profile_reason
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -112,6 +112,9 @@ TEST_CASES = {
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }
+
+# The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
+TEST_CASES |= half_precision_cases(OpTestCase(seeded(20, _Conv, 3, 4, 3, padding=1), random_inputs(20, (1, 3, 6, 6))))
 
 OP = ArmOp(
     name="conv2d",

@@ -40,15 +40,15 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = ctx.value(node.args[0])
     gate = _tanh_gate(ctx, value, node.name) if approximate == "tanh" else _erf_gate(ctx, value, node.name)
     # gelu = x * (1 + gate) / 2
-    one = float_constant(ctx, 1.0, value.rank, name=f"{node.name}_one")
-    half = float_constant(ctx, 0.5, value.rank, name=f"{node.name}_half")
+    one = float_constant(ctx, 1.0, value.rank, name=f"{node.name}_one", dtype=value.dtype)
+    half = float_constant(ctx, 0.5, value.rank, name=f"{node.name}_half", dtype=value.dtype)
     half_x = fp_mul(ctx, value, half, name=f"{node.name}_half_x")
     return fp_mul(ctx, half_x, fp_add(ctx, gate, one, name=f"{node.name}_one_plus"), name=node.name)
 
 
 def _erf_gate(ctx: LoweringContext, value: TosaValue, name: str) -> TosaValue:
     """erf(x / sqrt(2))."""
-    scale = float_constant(ctx, math.sqrt(0.5), value.rank, name=f"{name}_rsqrt2")
+    scale = float_constant(ctx, math.sqrt(0.5), value.rank, name=f"{name}_rsqrt2", dtype=value.dtype)
     scaled = fp_mul(ctx, value, scale, name=f"{name}_scaled")
     return emit_unary(ctx, ts.Op.ERF, ts.TosaSerializerAttribute.ErfAttribute, scaled, name=f"{name}_erf")
 
@@ -56,9 +56,9 @@ def _erf_gate(ctx: LoweringContext, value: TosaValue, name: str) -> TosaValue:
 def _tanh_gate(ctx: LoweringContext, value: TosaValue, name: str) -> TosaValue:
     """tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))."""
     cube = fp_mul(ctx, value, fp_mul(ctx, value, value, name=f"{name}_square"), name=f"{name}_cube")
-    coefficient = float_constant(ctx, 0.044715, value.rank, name=f"{name}_coefficient")
+    coefficient = float_constant(ctx, 0.044715, value.rank, name=f"{name}_coefficient", dtype=value.dtype)
     inner = fp_add(ctx, value, fp_mul(ctx, cube, coefficient, name=f"{name}_cubic"), name=f"{name}_inner")
-    scale = float_constant(ctx, math.sqrt(2.0 / math.pi), value.rank, name=f"{name}_scale")
+    scale = float_constant(ctx, math.sqrt(2.0 / math.pi), value.rank, name=f"{name}_scale", dtype=value.dtype)
     scaled = fp_mul(ctx, inner, scale, name=f"{name}_scaled")
     return emit_unary(ctx, ts.Op.TANH, ts.TosaSerializerAttribute.TanhAttribute, scaled, name=f"{name}_tanh")
 

@@ -58,7 +58,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = slice_tensor(ctx.graph, x, [0] * x.rank, size, name=f"{node.name}_value")
     gate_input = slice_tensor(ctx.graph, x, second_start, size, name=f"{node.name}_gate_input")
     if ctx.spec.is_fp:
-        math = FloatMath(ctx, node.name, x.rank)
+        math = FloatMath(ctx, node.name, x.rank, x.dtype)
         return math.mul(value, math.sigmoid(gate_input))
     entries = quantized_function_table(_sigmoid, gate_input.qparams, _GATE_GRID)
     gate = table(ctx.graph, gate_input, entries, name=f"{node.name}_gate", qparams=_GATE_GRID)

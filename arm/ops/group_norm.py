@@ -94,10 +94,10 @@ def _float_affine(
     """``value * weight + bias`` with [C] parameters broadcast over [N, C, HW]."""
     channels = value.shape[1]
     if weight is not None:
-        constant = ctx.graph.add_const(f"{name}_weight", weight.reshape(1, channels, 1).astype(np.float32))
+        constant = ctx.graph.add_const(f"{name}_weight", weight.reshape(1, channels, 1).astype(value.dtype))
         value = fp_mul(ctx, value, constant, name=f"{name}_scaled")
     if bias is not None:
-        constant = ctx.graph.add_const(f"{name}_bias", bias.reshape(1, channels, 1).astype(np.float32))
+        constant = ctx.graph.add_const(f"{name}_bias", bias.reshape(1, channels, 1).astype(value.dtype))
         value = fp_add(ctx, value, constant, name=f"{name}_shifted")
     return value
 

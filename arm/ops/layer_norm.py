@@ -137,22 +137,22 @@ def lower_float(
     ctx: LoweringContext, x: TosaValue, weight: np.ndarray | None, bias: np.ndarray | None, eps: float, *, name: str
 ) -> TosaValue:
     graph = ctx.graph
-    inverse_count = graph.add_const(f"{name}_inverse_count", np.full((1, 1), 1.0 / x.shape[1], np.float32))
+    inverse_count = graph.add_const(f"{name}_inverse_count", np.full((1, 1), 1.0 / x.shape[1], x.dtype))
     mean = fp_mul(ctx, reduce(graph, ts.Op.REDUCE_SUM, x, 1, name=f"{name}_sum"), inverse_count, name=f"{name}_mean")
     centered = emit(ctx, ts.Op.SUB, ts.TosaSerializerAttribute.SubAttribute, [x, mean],
-                    name=f"{name}_centered", shape=x.shape, dtype=np.float32)  # fmt: skip
+                    name=f"{name}_centered", shape=x.shape, dtype=x.dtype)  # fmt: skip
     squares = fp_mul(ctx, centered, centered, name=f"{name}_squares")
     variance = fp_mul(ctx, reduce(graph, ts.Op.REDUCE_SUM, squares, 1, name=f"{name}_square_sum"), inverse_count,
                       name=f"{name}_variance")  # fmt: skip
-    eps_value = graph.add_const(f"{name}_eps", np.full((1, 1), eps, np.float32))
+    eps_value = graph.add_const(f"{name}_eps", np.full((1, 1), eps, x.dtype))
     shifted = fp_add(ctx, variance, eps_value, name=f"{name}_variance_eps")
     inverse_std = emit(ctx, ts.Op.RSQRT, ts.TosaSerializerAttribute.RsqrtAttribute, [shifted],
-                       name=f"{name}_inverse_std", shape=shifted.shape, dtype=np.float32)  # fmt: skip
+                       name=f"{name}_inverse_std", shape=shifted.shape, dtype=x.dtype)  # fmt: skip
     result = fp_mul(ctx, centered, inverse_std, name=f"{name}_normalized")
     if weight is not None:
-        result = fp_mul(ctx, result, graph.add_const(f"{name}_weight", weight.astype(np.float32)), name=f"{name}_scaled")
+        result = fp_mul(ctx, result, graph.add_const(f"{name}_weight", weight.astype(x.dtype)), name=f"{name}_scaled")
     if bias is not None:
-        result = fp_add(ctx, result, graph.add_const(f"{name}_bias", bias.astype(np.float32)), name=f"{name}_shifted")
+        result = fp_add(ctx, result, graph.add_const(f"{name}_bias", bias.astype(x.dtype)), name=f"{name}_shifted")
     return result
 
 

@@ -28,7 +28,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if ctx.spec.is_int:
         return lower_table(node, ctx, functools.partial(torch.nn.functional.leaky_relu, negative_slope=slope))
     value = ctx.value(node.args[0])
-    slope_value = float_constant(ctx, slope, value.rank, name=f"{node.name}_slope")
+    slope_value = float_constant(ctx, slope, value.rank, name=f"{node.name}_slope", dtype=value.dtype)
     scaled = fp_mul(ctx, value, slope_value, name=f"{node.name}_scaled")
     # For slope <= 1, x >= slope * x exactly when x >= 0, so the larger one is leaky_relu's choice;
     # for slope > 1 it is the smaller one.

@@ -18,7 +18,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
-from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.op_test_case import OpTestCase, half_precision_cases, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, profile_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
@@ -106,6 +106,9 @@ TEST_CASES = {
         quantization=get_symmetric_a16w8_quantization_config,
     ),
 }
+
+# The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
+TEST_CASES |= half_precision_cases(OpTestCase(seeded(20, _Linear, 16, 8), random_inputs(20, (2, 16))))
 
 OP = ArmOp(
     name="linear",

@@ -22,7 +22,8 @@ from arm.ops.common.support import describe, first_reason, profile_reason, rank_
 from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import INT48, TosaValue, reshape
+from arm.tosa.cast import cast
+from arm.tosa.graph import BFLOAT16, INT48, TosaValue, reshape
 from arm.tosa.quantization import is_dequantize, is_quantize
 from arm.tosa.rescale import from_int32
 from arm.tosa.specification import TosaSpecification
@@ -120,7 +121,8 @@ def matmul_values(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name:
     """MATMUL; int8 operands give an int32 product whose step is the product of their steps, int16
     operands (a16w8) an int48 one: TOSA 1.0 defines MATMUL i16 x i16 with an i48 accumulator only."""
     if not ctx.spec.is_int:
-        accumulator = np.dtype(np.float32)
+        # TOSA 1.0 MATMUL gives float16 products for float16 operands, but float32 ones only for bfloat16.
+        accumulator = np.dtype(np.float32) if lhs.dtype == BFLOAT16 else lhs.dtype
     else:
         accumulator = INT48 if lhs.dtype == np.int16 else np.dtype(np.int32)
     output = ctx.graph.add_tensor(name, (lhs.shape[0], lhs.shape[1], rhs.shape[2]), accumulator)
@@ -134,6 +136,8 @@ def matmul_values(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name:
     attribute = ts.TosaSerializerAttribute()
     attribute.MatMulAttribute()
     ctx.graph.add_op(ts.Op.MATMUL, operands, [output], attribute)
+    if lhs.dtype == BFLOAT16:
+        return cast(ctx.graph, output, BFLOAT16, name=f"{name}_bfloat16")
     return output
 
 

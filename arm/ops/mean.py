@@ -14,7 +14,7 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
 from arm.ops.common.reduction import lower_reduce_sum, reduced_dims, reduction_support
 from arm.ops.common.arm_op import ArmOp
@@ -82,6 +82,9 @@ TEST_CASES = {
     "last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(5, (3, 4, 10))),
     "two_leading": OpTestCase(FunctionModule(two_leading), random_inputs(6, (2, 3, 12))),
 }
+
+# The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
+TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(over_channels), random_inputs(20, (1, 6, 3, 4))))
 
 OP = ArmOp(
     name="mean",

@@ -27,7 +27,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = ctx.value(node.args[0])
     # TOSA 1.0 passes NEGATE's zero points as operands, for float too (where they must be 0).
     zero_points = [
-        ctx.graph.add_scalar_const(f"{node.name}_{which}_zp", 0.0, np.float32) for which in ("input", "output")
+        ctx.graph.add_scalar_const(f"{node.name}_{which}_zp", 0.0, value.dtype) for which in ("input", "output")
     ]
     return emit(
         ctx,

@@ -49,7 +49,7 @@ def annotate_pad(node: Node, config: QuantizationConfig) -> None:
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = ctx.value(node.args[0])
     if ctx.spec.is_fp:
-        return pad_tensor(ctx.graph, value, _padding(node), np.float32(_value(node)), name=node.name)
+        return pad_tensor(ctx.graph, value, _padding(node), value.dtype.type(_value(node)), name=node.name)
     output = ctx.output_qparams(node)
     value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=output)
     return pad_tensor(ctx.graph, value, _padding(node), _code(_value(node), output), name=node.name)

@@ -8,7 +8,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -116,6 +116,9 @@ TEST_CASES = {
     "rank5_in_projection": OpTestCase(FunctionModule(in_projection_split), random_inputs(4, (10, 1, 3, 16))),
     "rank6": OpTestCase(FunctionModule(rank6_shuffle), random_inputs(5, (1, 2, 3, 1, 4, 5))),
 }
+
+# The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
+TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(swap_last), random_inputs(20, (2, 3, 5))))
 
 OP = ArmOp(
     name="permute",

@@ -20,7 +20,7 @@ from arm.ops.common.support import describe, first_reason, profile_reason, rank_
 from arm.ops.common.unary import annotate_unary, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.context import LoweringContext, numpy_dtype_of, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
 
@@ -94,7 +94,7 @@ def annotate_pow(node: Node, config: QuantizationConfig) -> None:
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if node.target == _TENSOR_SCALAR:
         return _POWER.lower(node, ctx)
-    math = FloatMath(ctx, node.name, len(shape_of(node)))
+    math = FloatMath(ctx, node.name, len(shape_of(node)), numpy_dtype_of(node))
     if node.target == _SCALAR:
         base, exponent = node.args[:2]
         if ctx.spec.is_int:

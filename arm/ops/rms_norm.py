@@ -83,9 +83,9 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     for axis in call.axes:
         total = reduce(ctx.graph, ts.Op.REDUCE_SUM, total, axis, name=f"{node.name}_sum{axis}")
     count = math.prod(x.shape[axis] for axis in call.axes)
-    mean = fp_mul(ctx, total, float_constant(ctx, 1.0 / count, x.rank, name=f"{node.name}_inverse_count"),
+    mean = fp_mul(ctx, total, float_constant(ctx, 1.0 / count, x.rank, name=f"{node.name}_inverse_count", dtype=x.dtype),
                   name=f"{node.name}_mean")  # fmt: skip
-    shifted = fp_add(ctx, mean, float_constant(ctx, call.eps, x.rank, name=f"{node.name}_eps"), name=f"{node.name}_shifted")
+    shifted = fp_add(ctx, mean, float_constant(ctx, call.eps, x.rank, name=f"{node.name}_eps", dtype=x.dtype), name=f"{node.name}_shifted")
     inverse = emit_unary(ctx, ts.Op.RSQRT, ts.TosaSerializerAttribute.RsqrtAttribute, shifted, name=f"{node.name}_rsqrt")
     normalized = fp_mul(ctx, x, inverse, name=f"{node.name}_normalized" if call.weight is not None else node.name)
     if call.weight is None:

@@ -2,11 +2,13 @@
 
 TOSA 1.0 has no ROUND. Adding 2^23 to |x| < 2^23 leaves no fraction bits, so the FP adder rounds
 |x| to an integer, half to even as torch.round does; subtracting 2^23 again is exact. From 2^23 on
-every float32 is already an integer and passes through unchanged.
+every float32 is already an integer and passes through unchanged. float16 and bfloat16 do the same
+with 2^10 and 2^7, their fraction bits.
 """
 
 from __future__ import annotations
 
+import ml_dtypes
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 
@@ -15,13 +17,12 @@ from arm.ops.common.float_math import FloatMath
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase
 from arm.tosa.graph import TosaValue
 
-_NO_FRACTION_BITS = 2.0**23
-
-
 def round_half_to_even(m: FloatMath, x: TosaValue) -> TosaValue:
+    # 2^23 for float32; float16 has 10 fraction bits (2^23 would be inf there), bfloat16 7.
+    no_fraction_bits = 2.0 ** ml_dtypes.finfo(x.dtype).nmant
     magnitude = m.abs(x)
-    rounded = m.sub(m.add(magnitude, _NO_FRACTION_BITS), _NO_FRACTION_BITS)
-    return m.select(m.greater(_NO_FRACTION_BITS, magnitude), m.copysign(rounded, x), x)
+    rounded = m.sub(m.add(magnitude, no_fraction_bits), no_fraction_bits)
+    return m.select(m.greater(no_fraction_bits, magnitude), m.copysign(rounded, x), x)
 
 
 # Exact halves (to even: -2, -2, -0, 0, 2, 2), values beside them, and magnitudes past 2^23.

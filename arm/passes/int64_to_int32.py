@@ -54,6 +54,11 @@ class NarrowInt64Pass(ExportedProgramPassBase):
 
 
 def _has_arm_lowering(node: Node) -> bool:
+    # This pass's own casts are _to_dim_order_copy nodes, which arm/ops/to_copy.py lowers too; one with an
+    # int64 side is never lowered (TOSA has no int64), so it is no consumer: else the pass would narrow
+    # around its own casts (a cast made its own input: "used before it has been defined").
+    if node.target == _CAST and any(_is_int64(tensor) for tensor in (node, *node.all_input_nodes)):
+        return False
     return registry.for_edge_node(node) is not None
 
 

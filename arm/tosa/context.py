@@ -12,7 +12,7 @@ from torch.fx import Node
 
 from arm.passes.program_constants import constant_value, is_stored
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
-from arm.tosa.quantization import QParams, is_dequantize, output_quantize, qparams_of
+from arm.tosa.quantization import QParams, is_dequantize, numpy_dtype, output_quantize, qparams_of
 from arm.tosa.specification import TosaSpecification
 
 
@@ -69,7 +69,7 @@ class LoweringContext:
 
     def _constant_value(self, arg: Node) -> TosaValue:
         if self.is_constant(arg):
-            return self.graph.add_const(arg.name, self.constant(arg).numpy())
+            return self.graph.add_const(arg.name, tensor_to_numpy(self.constant(arg)))
         if is_dequantize(arg) and self.is_constant(arg.args[0]):
             data, qparams = self.quantized_constant(arg)
             return self.graph.add_const(arg.name, data, qparams)
@@ -106,7 +106,7 @@ class LoweringContext:
     def real_constant(self, node: Node) -> np.ndarray:
         """The float values of a constant, dequantizing it when ``node`` is a dequantize of a constant."""
         if not is_dequantize(node):
-            return self.constant(node).numpy().astype(np.float32)
+            return tensor_to_numpy(self.constant(node)).astype(np.float32)
         data, qparams = self.quantized_constant(node)
         scales = np.array(qparams.scales, dtype=np.float64)
         if qparams.is_per_channel:
@@ -126,5 +126,19 @@ class LoweringContext:
         )
 
 
+def tensor_to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    """``tensor.numpy()``, also for bfloat16 and float8, which numpy knows only through ml_dtypes."""
+    if tensor.dtype == torch.bfloat16:
+        return tensor.float().numpy().astype(numpy_dtype(torch.bfloat16))
+    if tensor.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):  # the same bits, read as ml_dtypes' type
+        return tensor.contiguous().view(torch.uint8).numpy().view(numpy_dtype(tensor.dtype))
+    return tensor.numpy()
+
+
 def shape_of(node: Node) -> tuple[int, ...]:
     return tuple(int(d) for d in node.meta["val"].shape)
+
+
+def numpy_dtype_of(node: Node) -> np.dtype:
+    """The node's tensor type as the TOSA graph holds it (float16 and bfloat16 nodes lower in their own type)."""
+    return numpy_dtype(node.meta["val"].dtype)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
+import ml_dtypes
 import numpy as np
 import tosa_serializer as ts
 
@@ -17,6 +18,11 @@ from arm.tosa.quantization import QParams
 # TOSA has no int64, and numpy no int48: int64 arrays stand for INT48, the accumulator (and bias) type
 # of int16 x int8 convolutions. Shape operands are int64 too but are written as SHAPE constants.
 INT48 = np.dtype(np.int64)
+# numpy has no bfloat16; ml_dtypes' is the one tosa_serializer and the reference model use.
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+# The float8 types of the EXT-FP8E4M3/FP8E5M2 extensions (only CAST uses them here).
+FLOAT8_E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
+FLOAT8_E5M2 = np.dtype(ml_dtypes.float8_e5m2)
 
 _TOSA_DTYPES: dict[np.dtype, ts.DType] = {
     np.dtype(np.bool_): ts.DType.BOOL,
@@ -24,6 +30,10 @@ _TOSA_DTYPES: dict[np.dtype, ts.DType] = {
     np.dtype(np.int16): ts.DType.INT16,
     np.dtype(np.int32): ts.DType.INT32,
     INT48: ts.DType.INT48,
+    np.dtype(np.float16): ts.DType.FP16,
+    BFLOAT16: ts.DType.BF16,
+    FLOAT8_E4M3: ts.DType.FP8E4M3,
+    FLOAT8_E5M2: ts.DType.FP8E5M2,
     np.dtype(np.float32): ts.DType.FP32,
 }
 
@@ -181,7 +191,10 @@ def _write_tensor(serializer: ts.TosaSerializer, block: ts.TosaSerializerBasicBl
     if tensor.kind == "shape":
         serializer.addConst(list(tensor.shape), ts.DType.SHAPE, tensor.data, name=tensor.name)
     elif tensor.kind == "const":
-        serializer.addConst(list(tensor.shape), tosa_dtype(tensor.dtype), tensor.data, name=tensor.name)
+        # The serializer cannot take a bfloat16 buffer (numpy knows no such type): it takes the values
+        # as float32, which hold every bfloat16 exactly, and writes them as BF16.
+        data = tensor.data.astype(np.float32) if tensor.dtype == BFLOAT16 else tensor.data
+        serializer.addConst(list(tensor.shape), tosa_dtype(tensor.dtype), data, name=tensor.name)
     else:
         block.addTensor(tensor.name, list(tensor.shape), tosa_dtype(tensor.dtype))
 

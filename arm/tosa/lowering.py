@@ -10,6 +10,8 @@ and back, and arm.tosa.layout cancels the round trips between consecutive convol
 
 from __future__ import annotations
 
+import numpy as np
+import tosa_serializer as ts
 from torch.export import ExportedProgram
 from torch.fx import Node
 
@@ -18,7 +20,7 @@ from arm.fallback import LoweringError
 from arm.ops.common import registry
 from arm.ops.common.node_info import describe
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.graph import BFLOAT16, TosaGraph, TosaValue
 from arm.tosa.identity_clamp_removal import remove_identity_clamps
 from arm.tosa.layout import cancel_round_trips
 from arm.tosa.matmul_operand_copies import copy_windowed_matmul_operands
@@ -86,7 +88,48 @@ def _lower_call(node: Node, ctx: LoweringContext) -> TosaValue:
             f"node {node.name} ({node.target}) reached the TOSA lowering but no Arm op lowers it; "
             "the partitioner should have left it on the CPU"
         )
-    return arm_op.lower(node, ctx)
+    first_operator = len(ctx.graph.operators)
+    value = arm_op.lower(node, ctx)
+    if ctx.spec.is_fp:
+        _check_one_float_type(node, ctx, value, ctx.graph.operators[first_operator:])
+    return value
+
+
+# CAST converts between types; MATMUL may give float32 products of half-precision operands (bfloat16
+# ones have no other); every other TOSA 1.0 operator takes and gives floats of one type.
+_TYPE_CONVERTING = frozenset({ts.Op.CAST})
+_WIDENING_OUTPUT = frozenset({ts.Op.MATMUL})
+
+
+def _check_one_float_type(node: Node, ctx: LoweringContext, value: TosaValue, operators: list) -> None:
+    """Raises a LoweringError (the node stays on the CPU) if its FP lowering left the node's float type.
+
+    The support rules let float16 and bfloat16 nodes through for every op (arm/ops/common/support.py,
+    ``float_types``); a lowering that still makes a float32 constant or intermediate would give an
+    invalid graph, so the type is checked here once, for every op, rather than trusted per op.
+    """
+    want = numpy_dtype(node.meta["val"].dtype) if _is_float_node(node) else None
+    if want is not None and value.dtype != want:
+        raise LoweringError((node.name,), f"{describe(node)}: its lowering gives {value.dtype}, not {want}; "
+                            f"it lowers float32 only so far")  # fmt: skip
+    for operator in operators:
+        if operator.op in _TYPE_CONVERTING:
+            continue
+        checked = operator.inputs if operator.op in _WIDENING_OUTPUT else [*operator.inputs, *operator.outputs]
+        floats = {ctx.graph.tensors[name].dtype for name in checked} & _FLOAT_DTYPES
+        if len(floats) > 1:
+            names = "/".join(sorted(str(dtype) for dtype in floats))
+            raise LoweringError(
+                (node.name,), f"{describe(node)}: its lowering mixes {names} in one {operator.op.name}; it lowers float32 only so far"
+            )
+
+
+_FLOAT_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float16), BFLOAT16})
+
+
+def _is_float_node(node: Node) -> bool:
+    value = node.meta.get("val")
+    return hasattr(value, "dtype") and value.dtype.is_floating_point
 
 
 def _is_constant_dequantize(node: Node, ctx: LoweringContext) -> bool:

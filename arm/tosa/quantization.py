@@ -12,6 +12,7 @@ import dataclasses
 import operator
 from typing import Callable
 
+import ml_dtypes
 import numpy as np
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
@@ -125,4 +126,9 @@ def output_quantize(node: Node, is_fused_activation: Callable[[Node], bool]) -> 
 
 
 def numpy_dtype(dtype: torch.dtype) -> np.dtype:
+    # torch cannot hand these to numpy, which has no such types; ml_dtypes has them.
+    special = {torch.bfloat16: ml_dtypes.bfloat16, torch.float8_e4m3fn: ml_dtypes.float8_e4m3fn,
+               torch.float8_e5m2: ml_dtypes.float8_e5m2}  # fmt: skip
+    if dtype in special:
+        return np.dtype(special[dtype])
     return np.dtype(torch.empty((), dtype=dtype).numpy().dtype)

@@ -36,6 +36,7 @@ from arm.quantizer import (
     get_symmetric_a16w8_quantization_config,
     get_symmetric_quantization_config,
 )
+from arm.tosa.context import tensor_to_numpy
 from bench.backend_isolation import backends_of
 from bench.peer_op_replay.program_run import run_program
 from bench.peer_op_replay.request import FLOW_TARGETS, ReplayRequest, Tolerance
@@ -108,7 +109,7 @@ def _check_numbers(
 ) -> Verdict:
     inputs = _comparison_inputs(tolerance.inputs, tensors, spec)
     try:
-        outputs = run_program(result, [tensor.detach().numpy() for tensor in inputs])
+        outputs = run_program(result, [tensor_to_numpy(tensor.detach()) for tensor in inputs])
     except OracleError as error:
         return Verdict("not_checked", str(error))
     except Exception as error:

@@ -41,6 +41,7 @@ _NUMPY_TYPES = {
     2: np.int16,
     3: np.int32,
     4: np.int64,
+    5: np.float16,  # ScalarType.HALF (bfloat16, 15, has no numpy type torch.from_numpy takes)
     6: np.float32,
     7: np.float64,
     11: np.bool_,

@@ -14,6 +14,7 @@ import tosa_reference_model
 
 from arm.artifacts import TosaArtifact
 from arm.ethosu.npu_model.binding import NpuModel
+from arm.tosa.reference_io import reference_input, reference_output
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,10 +43,10 @@ class OutputComparison:
 
 
 def reference_outputs(tosa: TosaArtifact, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    outputs, status = tosa_reference_model.run(tosa.flatbuffer, list(inputs))
+    outputs, status = tosa_reference_model.run(tosa.flatbuffer, [reference_input(np.asarray(x)) for x in inputs])
     if status != tosa_reference_model.GraphStatus.TOSA_VALID:
         raise AssertionError(f"the TOSA reference model rejected the graph ({tosa.spec}): {status}")
-    return [np.asarray(output) for output in outputs]
+    return [reference_output(output, io.dtype) for output, io in zip(outputs, tosa.outputs, strict=True)]
 
 
 def npu_outputs(tosa: TosaArtifact, bin_stream: bytes, inputs: Sequence[np.ndarray], model: NpuModel) -> list[np.ndarray]:

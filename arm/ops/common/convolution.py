@@ -82,10 +82,17 @@ def emit_convolution(
     Returns the NHWC result named ``name``: float32 for FP, int8 on ``node``'s output grid for INT.
     """
     out_channels = output_shape_nhwc[-1]
+    values = weights.values
     if ctx.spec.is_fp:
+        # Float16 and bfloat16 convolutions keep their type for weights, bias and output and accumulate
+        # in float32 (TOSA 1.0 allows that accumulator for both; bfloat16 has no other).
+        float_type = input_nhwc.dtype
+        values = values.astype(float_type)
         biases = weights.bias if weights.bias is not None else np.zeros(out_channels, np.float32)
-        zero_point = np.float32(0.0)
+        biases = biases.astype(float_type)
+        zero_point = float_type.type(0.0)
         accumulator = np.dtype(np.float32)
+        output_dtype = float_type
         output_name = name
     else:
         accumulator_scales = input_nhwc.qparams.scale * weights.scales
@@ -93,18 +100,20 @@ def emit_convolution(
         zero_point = input_nhwc.dtype.type(input_nhwc.qparams.zero_point)
         # int16 activations (a16w8) accumulate in int48, as TOSA and Vela define int16 x int8.
         accumulator = INT48 if input_nhwc.dtype == np.int16 else np.dtype(np.int32)
+        biases = biases.astype(accumulator)
+        output_dtype = accumulator
         output_name = f"{name}_int32"
 
-    tosa_weights = _tosa_weight_layout(weights.values, geometry.depthwise, input_nhwc.shape[-1])
+    tosa_weights = _tosa_weight_layout(values, geometry.depthwise, input_nhwc.shape[-1])
     operands = [
         input_nhwc,
         ctx.graph.add_const(f"{name}_weight", tosa_weights),
-        ctx.graph.add_const(f"{name}_bias", biases.astype(accumulator)),
+        ctx.graph.add_const(f"{name}_bias", biases),
         ctx.graph.add_scalar_const(f"{name}_input_zp", zero_point, input_nhwc.dtype),
         # Weights are symmetric: their zero point is always 0.
         ctx.graph.add_scalar_const(f"{name}_weight_zp", 0, tosa_weights.dtype),
     ]
-    output = ctx.graph.add_tensor(output_name, output_shape_nhwc, accumulator)
+    output = ctx.graph.add_tensor(output_name, output_shape_nhwc, output_dtype)
     attribute = ts.TosaSerializerAttribute()
     accumulator_type = tosa_dtype(accumulator)
     if geometry.transposed:

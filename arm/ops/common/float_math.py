@@ -3,8 +3,8 @@
 The TOSA 1.0 FP profile has EXP, LOG, SIN, COS, ERF, FLOOR, CEIL, POW, RECIPROCAL, RSQRT and the
 arithmetic operators, but no tan, sinh, atan, erfinv, round, ... Those become short compositions
 (``m.mul(m.sub(m.exp(x), m.exp(m.neg(x))), 0.5)`` for sinh), written with this builder so that each
-op file states its formula and nothing else. Numbers stand for float32 constants broadcast at the
-tensor's rank; every operator gets a name derived from the node's, so the graph stays readable.
+op file states its formula and nothing else. Numbers stand for constants of the builder's float type
+(float32, or float16/bfloat16 for a half-precision node) broadcast at the tensor's rank; every operator gets a name derived from the node's, so the graph stays readable.
 """
 
 from __future__ import annotations
@@ -40,24 +40,27 @@ _BOOL = np.dtype(np.bool_)
 
 
 class FloatMath:
-    """Emits float32 elementwise operators into ``ctx.graph``; ``name`` prefixes their tensors.
+    """Emits elementwise operators of one float type (``dtype``) into ``ctx.graph``; ``name`` prefixes
+    their tensors.
 
-    All operands share one rank (``rank``); tensors of different shapes broadcast as TOSA does.
+    All operands share one rank (``rank``); tensors of different shapes broadcast as TOSA does. TOSA
+    operators take operands of one float type, so constants are made in ``dtype`` too.
     """
 
-    def __init__(self, ctx: LoweringContext, name: str, rank: int):
+    def __init__(self, ctx: LoweringContext, name: str, rank: int, dtype: np.dtype = _FLOAT32):
         self._ctx = ctx
         self._name = name
         self._rank = rank
+        self._dtype = np.dtype(dtype)
         self._constants: dict[float, TosaValue] = {}
 
     # Operands -----------------------------------------------------------------------------------
 
     def constant(self, value: float) -> TosaValue:
-        """A float32 number at the builder's rank (all dims 1); one tensor per distinct value."""
-        key = float(np.float32(value))
+        """A number in the builder's float type at its rank (all dims 1); one tensor per distinct value."""
+        key = float(np.asarray(value, dtype=self._dtype).astype(np.float32))
         if key not in self._constants:
-            data = np.full((1,) * self._rank, key, dtype=np.float32)
+            data = np.full((1,) * self._rank, key, dtype=self._dtype)
             self._constants[key] = self._ctx.graph.add_const(f"{self._name}_const", data)
         return self._constants[key]
 
@@ -143,7 +146,7 @@ class FloatMath:
     def select(self, condition: TosaValue, if_true: Operand, if_false: Operand) -> TosaValue:
         """``if_true`` where ``condition`` holds, else ``if_false`` (both broadcast)."""
         inputs = [condition, self._value(if_true), self._value(if_false)]
-        return self._emit(ts.Op.SELECT, ts.TosaSerializerAttribute.SelectAttribute, inputs, "select", _FLOAT32)
+        return self._emit(ts.Op.SELECT, ts.TosaSerializerAttribute.SelectAttribute, inputs, "select", self._dtype)
 
     # Compositions -------------------------------------------------------------------------------
 
@@ -171,7 +174,7 @@ class FloatMath:
     # Emitters -----------------------------------------------------------------------------------
 
     def _unary(self, op: ts.Op, set_attribute: AttributeSetter, x: Operand, tag: str) -> TosaValue:
-        return self._emit(op, set_attribute, [self._value(x)], tag, _FLOAT32)
+        return self._emit(op, set_attribute, [self._value(x)], tag, self._dtype)
 
     def _binary(
         self,
@@ -181,10 +184,11 @@ class FloatMath:
         rhs: Operand,
         tag: str,
         *,
-        dtype: np.dtype = _FLOAT32,
+        dtype: np.dtype | None = None,
         extra: Sequence[TosaValue] = (),
     ) -> TosaValue:
-        return self._emit(op, set_attribute, [self._value(lhs), self._value(rhs), *extra], tag, dtype)
+        inputs = [self._value(lhs), self._value(rhs), *extra]
+        return self._emit(op, set_attribute, inputs, tag, self._dtype if dtype is None else dtype)
 
     def _emit(
         self, op: ts.Op, set_attribute: AttributeSetter, inputs: list[TosaValue], tag: str, dtype: np.dtype

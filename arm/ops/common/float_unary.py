@@ -87,7 +87,7 @@ class FloatFunction:
         if ctx.spec.is_int:
             return lower_node_table(node, ctx)
         x = ctx.value(node.args[0])
-        math = FloatMath(ctx, node.name, len(shape_of(node)))
+        math = FloatMath(ctx, node.name, len(shape_of(node)), x.dtype)
         return self.formula(math, x, *node.args[1:], **node.kwargs)
 
 

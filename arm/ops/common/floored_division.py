@@ -24,7 +24,7 @@ from arm.ops.common.float_unary import lower_function_table
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.ops.common.unary import annotate_unary, int8_reason
 from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.context import LoweringContext, numpy_dtype_of, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
 
@@ -98,6 +98,6 @@ def lower(
         number = float(ctx.constant(divisor).item()) if isinstance(divisor, Node) else float(divisor)
         return lower_function_table(node, ctx, dividend, lambda tensor: division(tensor, number))
     rank = len(shape_of(node))
-    math = FloatMath(ctx, node.name, rank)
+    math = FloatMath(ctx, node.name, rank, numpy_dtype_of(node))
     operands = [ctx.value(arg, rank=rank) if isinstance(arg, Node) else float(arg) for arg in (dividend, divisor)]
     return formula(math, *operands)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import TYPE_CHECKING, Callable, Mapping
 
@@ -29,6 +30,10 @@ class OpTestCase:
     ``steps_from_quantized`` is how many output steps the delegate may be from the quantized module:
     one (both round the same real value) unless the lowering approximates by design, as an int16
     TABLE does by interpolating between entries 128 input codes apart (common/table.py).
+    ``targets`` are the harness targets the case runs on at all (default: every one); a variant of
+    another case that only a float target can tell apart (the same op in float16) names those.
+    ``tosa_extensions`` are added to the TOSA specification of the TOSA FP target (``("bf16",)`` for a
+    bfloat16 case; the other targets keep theirs and so keep such a case on the CPU).
     ``differing_from_quantized`` is the largest share of output elements that may be a step off at all:
     a lowering that computes the quantized module's real value with too little precision rounds it
     the other way now and then, which a one-step bound cannot see but a deep network amplifies.
@@ -42,9 +47,39 @@ class OpTestCase:
     known_departures: Mapping[str, str] = dataclasses.field(default_factory=dict)
     steps_from_quantized: float = 1.0
     differing_from_quantized: float = 1.0
+    tosa_extensions: tuple[str, ...] = ()
+    targets: tuple[str, ...] = EVERY_TARGET
 
     def calibration_inputs(self) -> list[tuple[torch.Tensor, ...]]:
         return [self.inputs, *self.calibration]
+
+
+# Half-precision variants run on the float targets: the INT targets quantize the model to int8 whatever
+# its float type, which the float32 case already checks.
+HALF_TARGETS = ("tosa_FP", "vgf_FP")
+
+
+def in_float_type(case: OpTestCase, dtype: torch.dtype) -> OpTestCase:
+    """``case`` with its module and inputs in ``dtype`` (float16 or bfloat16), checked against PyTorch's
+    own result in that type. float16 is delegated on both float targets; bfloat16 on tosa_FP with the
+    bf16 extension, while VGF (TOSA-1.0+FP, no extension) keeps it on the CPU."""
+    module = copy.deepcopy(case.module).to(dtype)
+    inputs = tuple(tensor.to(dtype) if tensor.is_floating_point() else tensor for tensor in case.inputs)
+    bf16 = dtype == torch.bfloat16
+    return dataclasses.replace(
+        case,
+        module=module,
+        inputs=inputs,
+        calibration=[],
+        targets=HALF_TARGETS,
+        cpu_targets=("vgf_FP",) if bf16 else (),
+        tosa_extensions=("bf16",) if bf16 else (),
+    )
+
+
+def half_precision_cases(case: OpTestCase) -> dict[str, OpTestCase]:
+    """``case`` in float16 and in bfloat16 (see ``in_float_type``), named by the type."""
+    return {"float16": in_float_type(case, torch.float16), "bfloat16": in_float_type(case, torch.bfloat16)}
 
 
 def random_inputs(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:

@@ -81,7 +81,7 @@ def _scaled(ctx: LoweringContext, value: TosaValue, factor: float, *, name: str)
     output = ctx.graph.add_tensor(name, value.shape, value.dtype)
     operands = [
         value,
-        ctx.graph.add_const(f"{name}_factor", np.full((1,) * value.rank, factor, np.float32)),
+        ctx.graph.add_const(f"{name}_factor", np.full((1,) * value.rank, factor, value.dtype)),
         ctx.graph.add_scalar_const(f"{name}_shift", 0, np.int8),
     ]
     attribute = ts.TosaSerializerAttribute()

@@ -17,9 +17,55 @@ from arm.tosa.specification import TosaSpecification
 # TOSA 1.0 level 8K caps tensor rank at 6 (Vela takes rank 6 for elementwise and data movement too).
 MAX_RANK = 6
 
+# The float types of the TOSA 1.0 FP profile: fp32 and fp16 are the profile's own; bf16 comes with the
+# EXT-BF16 extension. The FP8 extensions (EXT-FP8E4M3/E5M2) define only CONV, MATMUL, CAST and data
+# movement, and the TOSA reference model we check against (tosa-tools 2026.8) runs none of their
+# arithmetic, so float8 tensors stay on the CPU whatever the specification names (arm/ops/to_copy.py
+# lowers the casts to and from them, which it runs).
+_PROFILE_FLOAT_TYPES = (torch.float32, torch.float16)
+_EXTENSION_FLOAT_TYPES = {"bf16": torch.bfloat16}
+
+
+def float_types(spec: TosaSpecification) -> tuple[torch.dtype, ...]:
+    """The float tensor types ``spec`` lowers: every op lowers its float tensors in their own type."""
+    extra = tuple(dtype for extension, dtype in _EXTENSION_FLOAT_TYPES.items() if spec.has(extension))
+    return (*_PROFILE_FLOAT_TYPES, *extra)
+
+
+def float_type_reason(node: Node, spec: TosaSpecification, tensors: Iterable[Node]) -> str | None:
+    """None when every tensor of ``tensors`` has one float type that ``spec`` lowers; otherwise why not.
+
+    Mixed float types (a float16 input of a float32 op) stay on the CPU: TOSA operators take operands of
+    one type, and the casts between them are their own nodes (aten._to_copy).
+    """
+    types = float_types(spec)
+    dtypes = []
+    for tensor in tensors:
+        dtype = dtype_of(tensor)
+        if dtype not in types:
+            return f"{describe(node)}: {tensor.name} is {dtype}; {spec} lowers {_names(types)}{_extension_hint(dtype)}"
+        dtypes.append(dtype)
+    if len(set(dtypes)) > 1:
+        return f"{describe(node)}: its tensors mix {_names(dict.fromkeys(dtypes))}; cast them to one float type first"
+    return None
+
+
+def _names(dtypes: Iterable[torch.dtype]) -> str:
+    return "/".join(str(dtype).removeprefix("torch.") for dtype in dtypes)
+
+
+def _extension_hint(dtype: torch.dtype | None) -> str:
+    extension = next((name for name, typ in _EXTENSION_FLOAT_TYPES.items() if typ == dtype), None)
+    if extension is not None:
+        return f" (add the {extension} extension to the TOSA specification, e.g. TOSA-1.0+FP+{extension})"
+    if dtype is not None and dtype.is_floating_point:
+        return " (no TOSA reference model runs its arithmetic; cast to float16 or float32)"
+    return ""
+
 
 def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] | None = None) -> str | None:
-    """The profile rule every op shares: float32 tensors for FP, quantized int8 in and out for INT.
+    """The profile rule every op shares: float tensors of one type for FP (float32, float16, and bfloat16
+    with the bf16 extension: ``float_types``), quantized int8 in and out for INT.
 
     ``inputs`` defaults to all tensor arguments. In the INT profile an input must come through a
     dequantize (a quantized activation or weight), from an activation-fusing producer, or be a
@@ -27,10 +73,7 @@ def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] |
     """
     inputs = tensor_args(node) if inputs is None else list(inputs)
     if spec.is_fp:
-        for tensor in [*inputs, node]:
-            if dtype_of(tensor) != torch.float32:
-                return f"{describe(node)}: {tensor.name} is {dtype_of(tensor)}; {spec} lowers float32 only"
-        return None
+        return float_type_reason(node, spec, [*inputs, node])
     for tensor in inputs:
         if not (is_dequantize(tensor) or tensor.op == "placeholder" or _fuses_into(tensor, node)):
             return (

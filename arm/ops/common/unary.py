@@ -137,9 +137,12 @@ def emit_unary(
     return emit(ctx, op, set_attribute, [value], name=name, shape=value.shape, dtype=value.dtype)
 
 
-def float_constant(ctx: LoweringContext, value: float, rank: int, *, name: str) -> TosaValue:
-    """A float32 scalar at ``rank`` (all dims 1), so TOSA broadcasts it against a rank-``rank`` tensor."""
-    return ctx.graph.add_const(name, np.full((1,) * rank, value, dtype=np.float32))
+def float_constant(
+    ctx: LoweringContext, value: float, rank: int, *, name: str, dtype: np.dtype = np.dtype(np.float32)
+) -> TosaValue:
+    """A float scalar at ``rank`` (all dims 1), so TOSA broadcasts it against a rank-``rank`` tensor;
+    ``dtype`` is the tensor's it meets (TOSA operands share one float type)."""
+    return ctx.graph.add_const(name, np.full((1,) * rank, value, dtype=dtype))
 
 
 def fp_add(ctx: LoweringContext, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:

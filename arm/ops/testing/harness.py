@@ -30,6 +30,7 @@ import tosa_reference_model
 from executorch.exir._serialize._program import deserialize_pte_binary
 
 from arm.artifacts import TensorIo, TosaArtifact
+from arm.compile_spec import TosaCompileSpec
 from arm.ethosu.bin_stream import parse_bin_stream
 from arm.ethosu.npu_model.binding import NpuModel
 from arm.ethosu.npu_model.oracle import compare_delegate, quantized_inputs
@@ -39,6 +40,8 @@ from arm.ops.common import registry
 from arm.ops.common.op_test_case import OpTestCase
 from arm.ops.testing.compare import assert_close
 from arm.quantizer import EthosUQuantizer
+from arm.tosa.context import tensor_to_numpy
+from arm.tosa.reference_io import reference_input, reference_output
 from arm.vgf.runner import VgfRunner
 
 # Test target name -> flow target name.
@@ -55,6 +58,9 @@ OP_TEST_TARGETS = {
 # the magnitudes summed, well below these bounds for the tensor sizes of the op cases.
 FP_ATOL = 1e-5
 FP_RTOL = 1e-5
+# Half-precision cases: 8 units in the last place (float16: 2^-10, bfloat16: 2^-7 of a number near 1),
+# relative and absolute (PyTorch rounds some intermediates in float32 where TOSA rounds each one).
+HALF_TOLERANCE = {torch.float16: 8 * 2.0**-10, torch.bfloat16: 8 * 2.0**-7}
 
 # How far, in output quantization steps, an int8 result may be from the float module. Rounding the
 # output costs half a step and the integer rescale at most one more; quantizing each input (and each
@@ -85,7 +91,7 @@ class OpCase:
 def op_cases(op: str, target: str) -> list[OpCase]:
     if target not in OP_TEST_TARGETS:
         raise ValueError(f"unknown op test target {target!r}; choose one of {', '.join(OP_TEST_TARGETS)}")
-    return [OpCase(op, name, target, case) for name, case in registry.test_cases(op).items()]
+    return [OpCase(op, name, target, case) for name, case in registry.test_cases(op).items() if target in case.targets]
 
 
 def check_op_case(op_case: OpCase) -> None:
@@ -107,16 +113,27 @@ def check_op_case(op_case: OpCase) -> None:
         _check_int(tosa.outputs, actual, quantized, expected, case.steps_from_quantized, case.differing_from_quantized)
     else:
         for index, (got, want) in enumerate(zip(actual, expected)):
-            assert_close(got, want, atol=FP_ATOL, rtol=FP_RTOL, what=f"output {index} vs float module")
+            tolerance = _float_tolerance(case)
+            assert_close(got, want, atol=tolerance, rtol=tolerance, what=f"output {index} vs float module")
     if target.is_ethos_u:
         _check_vela(result, tosa, delegate_inputs, case.known_departures.get(op_case.target))
     if target.is_vgf:
-        _check_vgf(result, tosa, delegate_inputs, actual, expected)
+        _check_vgf(result, tosa, delegate_inputs, actual, expected, _float_tolerance(case))
+
+
+def _float_tolerance(case: OpTestCase) -> float:
+    """FP_ATOL/FP_RTOL for float32 cases; for a half-precision case, a few units in the last place of its
+    type: PyTorch and the TOSA graph each round every intermediate to it, not always the same way."""
+    dtypes = {tensor.dtype for tensor in case.inputs if tensor.is_floating_point()}
+    return max([HALF_TOLERANCE.get(dtype, FP_ATOL) for dtype in dtypes], default=FP_ATOL)
 
 
 def _target(name: str, case: OpTestCase) -> Target:
     """The flow target of test target ``name``, quantizing with the case's own config if it has one."""
     target = resolve_target(OP_TEST_TARGETS[name])
+    if case.tosa_extensions and isinstance(target.compile_spec, TosaCompileSpec):
+        spec_text = str(target.compile_spec.tosa_spec) + "".join(f"+{ext}" for ext in case.tosa_extensions)
+        target = dataclasses.replace(target, compile_spec=TosaCompileSpec(spec_text))
     if case.quantization is None or not target.is_quantized:
         return target
     config = case.quantization()
@@ -170,11 +187,11 @@ def _run_reference_model(tosa: TosaArtifact, inputs: tuple[torch.Tensor, ...]) -
             f"the TOSA graph takes {len(tosa.inputs)} inputs ({[io.name for io in tosa.inputs]}), "
             f"the case gives {len(inputs)}"
         )
-    tosa_inputs = [io.quantize(tensor.numpy()) for io, tensor in zip(tosa.inputs, inputs)]
+    tosa_inputs = [reference_input(io.quantize(tensor_to_numpy(tensor))) for io, tensor in zip(tosa.inputs, inputs)]
     outputs, status = tosa_reference_model.run(tosa.flatbuffer, tosa_inputs)
     if status != tosa_reference_model.GraphStatus.TOSA_VALID:
         raise AssertionError(f"the TOSA reference model rejected the graph ({tosa.spec}): {status}")
-    return [io.dequantize(np.asarray(output)) for io, output in zip(tosa.outputs, outputs, strict=True)]
+    return [io.dequantize(reference_output(output, io.dtype)) for io, output in zip(tosa.outputs, outputs, strict=True)]
 
 
 def _check_int(
@@ -246,18 +263,19 @@ def _check_vgf(
     inputs: tuple[torch.Tensor, ...],
     reference: list[np.ndarray],
     expected: list[np.ndarray],
+    tolerance: float = FP_ATOL,
 ) -> None:
     """Runs the .pte's VGF on Vulkan: FP against the float module, INT bit-exact against the reference model."""
     program = deserialize_pte_binary(result.pte).program
     (delegate,) = program.execution_plan[0].delegates
     vgf = bytes(program.backend_delegate_data[delegate.processed.index].data)
-    outputs = _vgf_runner().run(vgf, [io.quantize(tensor.numpy()) for io, tensor in zip(tosa.inputs, inputs)])
+    outputs = _vgf_runner().run(vgf, [io.quantize(tensor_to_numpy(tensor)) for io, tensor in zip(tosa.inputs, inputs)])
     if len(outputs) != len(tosa.outputs):
         raise AssertionError(f"the VGF has {len(outputs)} outputs, the TOSA graph {len(tosa.outputs)}")
     for index, (io, output, want_reference, want_torch) in enumerate(zip(tosa.outputs, outputs, reference, expected)):
         got = io.dequantize(output)
         if io.scale is None:
-            assert_close(got, want_torch, atol=FP_ATOL, rtol=FP_RTOL, what=f"VGF output {index} vs float module")
+            assert_close(got, want_torch, atol=tolerance, rtol=tolerance, what=f"VGF output {index} vs float module")
         elif not np.array_equal(got, want_reference):
             differing = int(np.count_nonzero(got != want_reference))
             raise AssertionError(
@@ -268,4 +286,5 @@ def _check_vgf(
 
 def _numpy_outputs(value: torch.Tensor | tuple[torch.Tensor, ...]) -> list[np.ndarray]:
     tensors = value if isinstance(value, (tuple, list)) else (value,)
-    return [tensor.detach().numpy() for tensor in tensors]
+    # Float outputs compare as float32 (exact for float16 and bfloat16 values).
+    return [tensor.detach().float().numpy() if tensor.is_floating_point() else tensor.detach().numpy() for tensor in tensors]

@@ -33,7 +33,7 @@ README = pathlib.Path(__file__).resolve().parents[3] / "README.md"
 
 def support_cell(op_name: str, target: str) -> str:
     """``yes`` when every case is delegated on ``target``, ``CPU`` when none is, else ``k/n cases``."""
-    cases = registry.test_cases(op_name).values()
+    cases = [case for case in registry.test_cases(op_name).values() if target in case.targets]
     delegated = sum(target not in case.cpu_targets for case in cases)
     if delegated == len(cases):
         return "yes"
