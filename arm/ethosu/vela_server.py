@@ -36,8 +36,9 @@ def run_vela(arguments: list[str]) -> Answer:
         return {"failure": str(error.data)}
     except (RuntimeError, ValueError) as error:  # regor reports rejected graphs as RuntimeError
         return {"failure": str(error)}
-    except SystemExit:  # Vela's argument parser exits on flags it does not accept, after printing why
-        return {"rejected_arguments": True}
+    except SystemExit as exit:  # its argument parser exits: on flags it does not accept, after printing
+        # why, and after --version or --help
+        return {"status": 0} if exit.code in (0, None) else {"rejected_arguments": True}
     finally:
         sys.setrecursionlimit(recursion_limit)
 
