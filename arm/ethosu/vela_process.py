@@ -89,7 +89,7 @@ class VelaProcess:
             if not sys.executable:
                 raise VelaProcessDied("cannot start a Vela process: this Python does not know its own executable")
             self._startup_output = tempfile.TemporaryFile(prefix="arm-vela-server-")
-            environment = dict(os.environ, PYTHONPATH=os.pathsep.join(entry for entry in sys.path if entry))
+            environment = dict(os.environ, PYTHONPATH=os.pathsep.join(_import_path()))
             self._server = subprocess.Popen(
                 self._command,
                 stdin=subprocess.PIPE,
@@ -124,6 +124,13 @@ class VelaProcess:
         if self._startup_output is not None:
             self._startup_output.close()
         self._server, self._startup_output = None, None
+
+
+def _import_path() -> list[str]:
+    """This process's sys.path for the server, less the folder of the ``arm`` package itself (on the
+    path when a script in arm/ runs), where arm/ethosu/ would hide Vela's top-level ``ethosu``."""
+    arm_folder = Path(__file__).resolve().parent.parent
+    return [entry for entry in sys.path if entry and Path(entry).resolve() != arm_folder]
 
 
 def _read_line(server: subprocess.Popen[bytes], timeout_s: float) -> tuple[bytes | None, bool]:
