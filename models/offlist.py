@@ -1,4 +1,4 @@
-"""Models off the zoo list, compiled as a new user would: issue 9's "we will also check models that are not on this list".
+"""Models off the zoo list, compiled as a new user would (issue 9: "we will also check models not on this list").
 
 Each entry builds a model the way its library's users do (timm's ``create_model``, transformers' config
 classes, torchvision's constructors), with random weights from seed 0, a small input so one compile takes
@@ -86,7 +86,9 @@ def _token_ids(seed: int = 0) -> list[tuple[torch.Tensor]]:
     return [(torch.randint(0, _VOCABULARY, (1, _SEQUENCE), generator=generator),) for _ in range(CALIBRATION_SAMPLES)]
 
 
-def _transformers(make: Callable[[], nn.Module], keyword: str, inputs: Callable[[], list[tuple[torch.Tensor]]]) -> Callable[[], ModelSpec]:
+def _transformers(
+    make: Callable[[], nn.Module], keyword: str, inputs: Callable[[], list[tuple[torch.Tensor]]]
+) -> Callable[[], ModelSpec]:
     def factory() -> ModelSpec:
         torch.manual_seed(0)
         model = make()
@@ -107,7 +109,9 @@ def _gpt2() -> nn.Module:
 def _distilbert() -> nn.Module:
     from transformers import DistilBertConfig, DistilBertModel
 
-    config = DistilBertConfig(vocab_size=_VOCABULARY, dim=64, n_layers=2, n_heads=4, hidden_dim=128, max_position_embeddings=32)
+    config = DistilBertConfig(
+        vocab_size=_VOCABULARY, dim=64, n_layers=2, n_heads=4, hidden_dim=128, max_position_embeddings=32
+    )
     return DistilBertModel(config)
 
 
@@ -122,7 +126,12 @@ def _whisper_encoder() -> nn.Module:
     from transformers.models.whisper.modeling_whisper import WhisperEncoder
 
     config = WhisperConfig(
-        d_model=64, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=128, num_mel_bins=16, max_source_positions=16
+        d_model=64,
+        encoder_layers=2,
+        encoder_attention_heads=4,
+        encoder_ffn_dim=128,
+        num_mel_bins=16,
+        max_source_positions=16,
     )
     return WhisperEncoder(config)
 
@@ -134,7 +143,9 @@ def _mel_frames() -> list[tuple[torch.Tensor]]:
 def _hf_vit() -> nn.Module:
     from transformers import ViTConfig, ViTModel
 
-    config = ViTConfig(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+    config = ViTConfig(
+        image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128
+    )
     return ViTModel(config, add_pooling_layer=False)
 
 
@@ -223,13 +234,15 @@ def run_campaign(names: list[str], targets: list[str], out: Path) -> None:
         try:
             spec = MODELS[name]()
         except Exception as error:  # noqa: BLE001
-            rows = [{"model": name, "target": t, "status": "model not built", "error": f"{type(error).__name__}: {error}"[:400]} for t in targets]
+            failure = f"{type(error).__name__}: {error}"[:400]
+            rows = [{"model": name, "target": t, "status": "model not built", "error": failure} for t in targets]
         else:
             rows = [compile_one(name, spec, target) for target in targets]
         with out.open("a") as file:
             for row in rows:
                 file.write(json.dumps(row) + "\n")
-                print(f"{row['model']:24} {row['target']:14} {row['status']:15} {row.get('error') or ''}"[:300], flush=True)
+                line = f"{row['model']:24} {row['target']:14} {row['status']:15} {row.get('error') or ''}"
+                print(line[:300], flush=True)
 
 
 def markdown_table(rows: list[dict[str, object]]) -> str:

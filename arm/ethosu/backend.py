@@ -36,13 +36,14 @@ class EthosUBackend(BackendDetails):
         report_tosa(tosa)
         try:
             vela = compile_tosa(tosa.flatbuffer, spec)
-        except Exception as error:  # Vela rejected the graph or crashed: the whole partition falls back to the CPU
+        except Exception as error:  # Vela rejected the graph or crashed: the partition falls back to the CPU
             nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
             # Every node left on the CPU is reported with this reason: its first line says it, Vela's
             # log tail goes to the debug log once.
             headline, *_ = str(error).splitlines() or [""]
             logger.debug("Vela failed on a partition of %d nodes: %s", len(nodes), error)
-            raise LoweringError(nodes, f"Vela could not compile the partition ({type(error).__name__}: {headline})") from error
+            reason = f"Vela could not compile the partition ({type(error).__name__}: {headline})"
+            raise LoweringError(nodes, reason) from error
         try:  # the blob's I/O entries must be the delegate's arguments, one for one
             stream = align_delegate_io(parse_bin_stream(vela.bin_stream), tosa.inputs, tosa.outputs, read_inputs(tosa.flatbuffer))
         except DelegateIoError as error:

@@ -27,7 +27,9 @@ class _ConvTimesItself(torch.nn.Module):
         return y * y
 
 
-def test_crashing_partition_falls_back_with_the_signal_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_crashing_partition_falls_back_with_the_signal_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     server = vela_process.VelaProcess("arm.ethosu.faulty_vela_server", ("--fault", "segv", "--when-op", "MUL"))
     monkeypatch.setattr(vela_process, "_shared", server)
     torch.manual_seed(0)
@@ -46,4 +48,5 @@ def test_crashing_partition_falls_back_with_the_signal_named(monkeypatch: pytest
         assert reasons[node].startswith(f"node {node}: ")
     assert "crashed with SIGSEGV" in capsys.readouterr().err
     (output,) = Runtime.get().load_program(result.pte).load_method("forward").execute([samples[1][0]])
-    assert_close(output.numpy(), result.quantized_module(samples[1][0]).detach().numpy(), atol=1e-5, what="program on the CPU")
+    expected = result.quantized_module(samples[1][0]).detach().numpy()
+    assert_close(output.numpy(), expected, atol=1e-5, what="program on the CPU")

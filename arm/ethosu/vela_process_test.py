@@ -21,7 +21,8 @@ def _graph(op: str) -> bytes:
     out = graph.addIntermediate([1, 4, 4, 8], ts.DType.INT8 if op == "CLAMP" else ts.DType.INT32)
     attribute = ts.TosaSerializerAttribute()
     if op == "CLAMP":
-        attribute.ClampAttribute(list(np.int8(-10).tobytes()), list(np.int8(20).tobytes()), ts.NanPropagationMode.PROPAGATE)
+        low, high = list(np.int8(-10).tobytes()), list(np.int8(20).tobytes())
+        attribute.ClampAttribute(low, high, ts.NanPropagationMode.PROPAGATE)
         graph.addOperator(ts.Op.CLAMP, ["x"], [out.name], attribute)
     else:  # x as int32 times itself
         wide = graph.addIntermediate([1, 4, 4, 8], ts.DType.INT32)
@@ -67,9 +68,15 @@ def faulty_vela():
 
 @pytest.mark.parametrize(
     ("fault", "reason"),
-    [("segv", "crashed with SIGSEGV"), ("abort", "crashed with SIGABRT"), ("exit", "exited with status 7 without answering")],
+    [
+        ("segv", "crashed with SIGSEGV"),
+        ("abort", "crashed with SIGABRT"),
+        ("exit", "exited with status 7 without answering"),
+    ],
 )
-def test_a_dying_vela_is_named_and_the_next_request_gets_a_new_one(faulty_vela, tmp_path: Path, fault: str, reason: str) -> None:
+def test_a_dying_vela_is_named_and_the_next_request_gets_a_new_one(
+    faulty_vela, tmp_path: Path, fault: str, reason: str
+) -> None:
     server = faulty_vela(fault)
     assert server.run(*_vela(tmp_path, _graph("CLAMP")), timeout_s=120) == {"status": 0}
     with pytest.raises(VelaProcessDied, match=f"^{reason}"):
