@@ -6,6 +6,7 @@ The class name is the delegate id the ExecuTorch runtime looks up, so it must st
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import final
 
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
@@ -16,10 +17,12 @@ from arm.artifacts import report_tosa, report_vela
 from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.bin_stream import parse_bin_stream, write_bin_stream
 from arm.ethosu.delegate_io import DelegateIoError, align_delegate_io, read_inputs
-from arm.ethosu.vela import compile_tosa
+from arm.ethosu.vela import compile_tosa, start_vela
 from arm.ethosu.vela_departures import departures
 from arm.fallback import LoweringError
 from arm.tosa.lowering import lower_to_tosa
+
+logger = logging.getLogger(__name__)
 
 
 @final
@@ -27,14 +30,20 @@ class EthosUBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
         spec = EthosUCompileSpec.from_list(compile_specs)
+        start_vela()  # its process starts while the partition lowers to TOSA
         tosa = lower_to_tosa(edge_program, spec.tosa_spec)
         _keep_departing_nodes_on_cpu(edge_program, tosa.flatbuffer, spec.target)
         report_tosa(tosa)
         try:
             vela = compile_tosa(tosa.flatbuffer, spec)
-        except Exception as error:  # Vela rejected the graph: the whole partition falls back to the CPU
+        except Exception as error:  # Vela rejected the graph or crashed: the partition falls back to the CPU
             nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
-            raise LoweringError(nodes, f"Vela could not compile the partition ({type(error).__name__}: {error})") from error
+            # Every node left on the CPU is reported with this reason: its first line says it, Vela's
+            # log tail goes to the debug log once.
+            headline, *_ = str(error).splitlines() or [""]
+            logger.debug("Vela failed on a partition of %d nodes: %s", len(nodes), error)
+            reason = f"Vela could not compile the partition ({type(error).__name__}: {headline})"
+            raise LoweringError(nodes, reason) from error
         try:  # the blob's I/O entries must be the delegate's arguments, one for one
             stream = align_delegate_io(parse_bin_stream(vela.bin_stream), tosa.inputs, tosa.outputs, read_inputs(tosa.flatbuffer))
         except DelegateIoError as error:

@@ -1,8 +1,13 @@
-"""Compile a TOSA flatbuffer for an Ethos-U with Vela, in process.
+"""Compile a TOSA flatbuffer for an Ethos-U with Vela, in a Vela process beside this one.
 
 Vela is a command-line program that works on files, so each compilation gets a private temporary
 directory that is removed afterwards. The TOSA file always has the same name because Vela writes it
 into the summary CSV; that keeps the CSV independent of where and when it was made.
+
+Vela's C++ core (``ethosu.regor``) would run in process, and on some graphs it crashes (timm's
+mobilevit_xxs at 224x224 segfaulted it on the U55) or could hang. Either would end the user's whole
+compile, so Vela runs in a server process (arm.ethosu.vela_process): a crash or a hang there becomes a
+``VelaCompileError`` naming the signal, and the flow keeps that partition on the CPU.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import contextlib
 import csv
 import io
 import logging
+import os
 import re
 import sys
 import tempfile
@@ -18,11 +24,10 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import numpy as np
-from ethosu.vela import vela
-from ethosu.vela.errors import VelaError
 
 from arm.artifacts import VelaArtifact
 from arm.compile_spec import EthosUCompileSpec
+from arm.ethosu import vela_process, vela_server
 from arm.ethosu.bin_stream import IO_RANK, IoTensor, VelaBinStream, write_bin_stream
 
 logger = logging.getLogger(__name__)
@@ -33,23 +38,33 @@ _DEFAULT_CONFIG_INI = "Arm/vela.ini"
 # With --show-cpu-operations Vela lists each operator as "   CPU: <op> = <name> (outputs [...])".
 _CPU_OPERATOR_LINE = re.compile(r"^\s+CPU: (?P<op>.+)$", re.MULTILINE)
 _LOG_TAIL_LINES = 20
+# Vela compiles the largest zoo graphs in under a minute on a loaded 2-core machine; a run ten times as
+# long is taken for a hang. ARM_VELA_TIMEOUT_SECONDS overrides it.
+VELA_TIMEOUT_SECONDS = float(os.environ.get("ARM_VELA_TIMEOUT_SECONDS", "600"))
 
 
 class VelaCompileError(RuntimeError):
     """Vela rejected a TOSA graph, or left part of it to the CPU, for a given Ethos-U target."""
 
 
-def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifact:
+class _ReportKeyError(Exception):
+    """Vela raised KeyError: in 5.2.0, its --show-cpu-operations report on a bool graph input or output."""
+
+
+def compile_tosa(
+    tosa_flatbuffer: bytes, spec: EthosUCompileSpec, *, timeout_s: float = VELA_TIMEOUT_SECONDS
+) -> VelaArtifact:
     """Runs Vela on one TOSA graph and packs its output into the bin stream a .pte delegate holds.
 
     Raises:
-        VelaCompileError: Vela failed, or it could not place every operator on the NPU.
+        VelaCompileError: Vela failed, crashed, ran past ``timeout_s``, or could not place every
+            operator on the NPU.
     """
     with tempfile.TemporaryDirectory(prefix="arm-vela-") as workdir:
         tosa_path = Path(workdir) / f"{_NETWORK_NAME}.tosa"
         tosa_path.write_bytes(tosa_flatbuffer)
         output_dir = Path(workdir) / "out"
-        log, cpu_ops = _run_vela_naming_cpu_operators(spec, tosa_path, output_dir)
+        log, cpu_ops = _run_vela_naming_cpu_operators(spec, tosa_path, output_dir, Path(workdir) / "vela.log", timeout_s)
         bin_stream = _read_raw_output(output_dir / f"{_NETWORK_NAME}_vela.npz")
         summary_csv = (output_dir / f"{_NETWORK_NAME}_summary_{spec.system_config}.csv").read_text()
         per_layer = output_dir / f"{_NETWORK_NAME}_per-layer.csv"
@@ -74,7 +89,7 @@ def compile_tosa(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> VelaArtifac
 
 
 def _run_vela_naming_cpu_operators(
-    spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path
+    spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path, log_path: Path, timeout_s: float
 ) -> tuple[str, tuple[str, ...]]:
     """Vela's output and the operators it left on the CPU.
 
@@ -86,9 +101,9 @@ def _run_vela_naming_cpu_operators(
     """
     arguments = _vela_arguments(spec, tosa_path, output_dir)
     try:
-        log = _run_vela([*arguments, "--show-cpu-operations"], spec.target)
-    except KeyError:
-        log = _run_vela([*arguments, "--enable-debug-db"], spec.target)
+        log = _run_vela([*arguments, "--show-cpu-operations"], spec.target, log_path, timeout_s)
+    except _ReportKeyError:
+        log = _run_vela([*arguments, "--enable-debug-db"], spec.target, log_path, timeout_s)
         return log, _cpu_operators_from_debug_db(output_dir / f"{_NETWORK_NAME}_debug.xml")
     return log, tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(log))
 
@@ -109,6 +124,12 @@ def _cpu_operators_from_debug_db(path: Path) -> tuple[str, ...]:
     )
 
 
+def start_vela() -> None:
+    """Starts the Vela process now, if it is not running, so that its start overlaps the caller's work."""
+    if sys.executable:
+        vela_process.shared().warm_up()
+
+
 def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) -> list[str]:
     flags = spec.vela_flags()
     if spec.config_ini is None:
@@ -124,27 +145,36 @@ def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) 
     ]
 
 
-def _run_vela(arguments: list[str], target: str) -> str:
-    """Runs Vela's main with its console output captured; returns that output."""
-    captured = io.StringIO()
-    recursion_limit = sys.getrecursionlimit()  # Vela lowers it globally
+def _run_vela(arguments: list[str], target: str, log_path: Path, timeout_s: float) -> str:
+    """Runs Vela's main in the Vela process (see the module docstring); returns its console output."""
     try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-            status = vela.main(arguments)
-    except VelaError as error:
-        raise VelaCompileError(_failure_message(target, error.data, captured.getvalue())) from None
-    except (RuntimeError, ValueError) as error:  # regor reports rejected graphs as RuntimeError
-        raise VelaCompileError(_failure_message(target, str(error), captured.getvalue())) from error
-    except SystemExit:  # Vela's argument parser exits on flags it does not accept, after printing why
-        *_, reason = captured.getvalue().strip().splitlines() or ["Vela rejected its arguments"]
-        raise VelaCompileError(_failure_message(target, reason, "")) from None
-    finally:
-        sys.setrecursionlimit(recursion_limit)
-    log = captured.getvalue()
+        if sys.executable:
+            answer = vela_process.shared().run(arguments, log_path, timeout_s)
+        else:  # an embedded Python that cannot start another: Vela in this process, unprotected
+            answer = _run_vela_in_process(arguments, log_path)
+    except vela_process.VelaProcessDied as death:
+        raise VelaCompileError(_failure_message(target, f"Vela {death.reason}", _read_log(log_path))) from None
+    log = _read_log(log_path)
+    if answer.get("rejected_arguments"):
+        *_, reason = log.strip().splitlines() or ["Vela rejected its arguments"]
+        raise VelaCompileError(_failure_message(target, reason, ""))
+    if answer.get("key_error") is not None:
+        raise _ReportKeyError(str(answer["key_error"]))
+    if (failure := answer.get("failure")) is not None:
+        raise VelaCompileError(_failure_message(target, str(failure), log))
     logger.debug("Vela output for %s:\n%s", target, log)
-    if status != 0:
-        raise VelaCompileError(_failure_message(target, f"exit status {status}", log))
+    if answer["status"] != 0:
+        raise VelaCompileError(_failure_message(target, f"exit status {answer['status']}", log))
     return log
+
+
+def _run_vela_in_process(arguments: list[str], log_path: Path) -> dict[str, object]:
+    with open(log_path, "w") as log, contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        return vela_server.run_vela(arguments)
+
+
+def _read_log(log_path: Path) -> str:
+    return log_path.read_text(errors="replace") if log_path.exists() else ""
 
 
 def _failure_message(target: str, reason: str, log: str) -> str:

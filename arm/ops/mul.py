@@ -14,6 +14,7 @@ from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_input
 from arm.ops.common.arm_op import ArmOp
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
+from arm.tosa.quantization import QParams
 from arm.tosa.rescale import from_int32, to_int32
 from arm.tosa.specification import TosaSpecification
 
@@ -34,8 +35,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         shift = ctx.graph.add_scalar_const(f"{node.name}_shift", 0, np.int8)
         return emit(ctx, ts.Op.MUL, set_attribute, [lhs, rhs, shift], name=node.name, shape=shape, dtype=lhs.dtype)
     # MUL has no zero-point inputs: subtract them on the way to int32 (scale 1, so grids keep their step).
-    lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=1.0)
-    rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=1.0)
+    lhs32 = _on_int32_grid(ctx, lhs, name=f"{node.name}_lhs_int32")
+    rhs32 = _on_int32_grid(ctx, rhs, name=f"{node.name}_rhs_int32")
     shift = ctx.graph.add_scalar_const(f"{node.name}_shift", 0, np.int8)
     product = emit(
         ctx, ts.Op.MUL, set_attribute, [lhs32, rhs32, shift], name=f"{node.name}_int32", shape=shape, dtype=np.int32
@@ -44,6 +45,18 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     return from_int32(
         ctx.graph, product, name=node.name, accumulator_scales=[product_scale], output=ctx.output_qparams(node)
     )
+
+
+def _on_int32_grid(ctx: LoweringContext, value: TosaValue, *, name: str) -> TosaValue:
+    """``value`` minus its zero point, as int32 (the same step). A constant operand (``x * 0.25``) is
+    computed here rather than by a RESCALE on the NPU: one operator fewer, and on the U55 Vela 5.2.0
+    segfaults when both operands of a MUL are scale-1 RESCALEs and one reads a rank-5 slice (timm's
+    attention ``q * scale``; arm/ethosu/vela_departures.py)."""
+    tensor = ctx.graph.tensors[value.name]
+    if tensor.kind != "const" or value.qparams is None or value.qparams.is_per_channel:
+        return to_int32(ctx.graph, value, name=name, scale=1.0)
+    centered = tensor.data.astype(np.int32) - np.int32(value.qparams.zero_point)
+    return ctx.graph.add_const(name, centered, QParams((value.qparams.scale,), 0, np.dtype(np.int32)))
 
 
 def multiply(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -63,6 +76,11 @@ def _int32_values(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ..
     return tuple(torch.randint(-300, 300, shape, generator=generator, dtype=torch.int32) for shape in shapes)
 
 
+def scaled_first_of_rank5(qkv: torch.Tensor) -> torch.Tensor:
+    """timm attention's ``q * scale`` on the q slice of a (3, B, heads, N, d) qkv tensor."""
+    return qkv[0] * 0.25
+
+
 TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(multiply), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(multiply), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 1))),
@@ -74,6 +92,8 @@ TEST_CASES = {
     "int32_broadcast": OpTestCase(
         FunctionModule(multiply), _int32_values(6, (1, 4, 4, 1), (1, 1, 4, 4)), cpu_targets=("tosa_FP", "vgf_FP")
     ),
+    # The constant becomes an int32 constant: with a RESCALE of it, Vela 5.2.0 segfaults on the U55.
+    "rank5_slice_times_constant": OpTestCase(FunctionModule(scaled_first_of_rank5), random_inputs(6, (3, 2, 2, 8, 16))),
 }
 
 OP = ArmOp(
