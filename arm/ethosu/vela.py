@@ -99,11 +99,12 @@ def _run_vela_naming_cpu_operators(
     from the database as the report reads them (its summary counts say 0 CPU operators even for a
     GATHER it leaves on the CPU, so they cannot stand in).
     """
-    arguments = _vela_arguments(spec, tosa_path, output_dir)
+    # The TOSA file stays Vela's last argument (the test server arm.ethosu.faulty_vela_server reads it there).
+    *flags, tosa_file = _vela_arguments(spec, tosa_path, output_dir)
     try:
-        log = _run_vela([*arguments, "--show-cpu-operations"], spec.target, log_path, timeout_s)
+        log = _run_vela([*flags, "--show-cpu-operations", tosa_file], spec.target, log_path, timeout_s)
     except _ReportKeyError:
-        log = _run_vela([*arguments, "--enable-debug-db"], spec.target, log_path, timeout_s)
+        log = _run_vela([*flags, "--enable-debug-db", tosa_file], spec.target, log_path, timeout_s)
         return log, _cpu_operators_from_debug_db(output_dir / f"{_NETWORK_NAME}_debug.xml")
     return log, tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(log))
 
