@@ -57,7 +57,15 @@ def _on_int32_grid(ctx: LoweringContext, value: TosaValue, *, name: str) -> Tosa
     # (cat's different_ranges and expand's rows cases, x * 8.0 and x * 2.0: up to 137 steps; cause not
     # found), while the RESCALE form is exact; the segfaulting q * scale shape stays on the CPU there by
     # arm/ethosu/vela_departures.py instead.
-    if ctx.spec.has("u55") or tensor.kind != "const" or value.qparams is None or value.qparams.is_per_channel:
+    # Only a one-element constant: a larger one stored as int32 is four times the bytes Vela reads from
+    # flash (Llama's rotary tables: U85-256 45,850 -> 72,462 cycles when every constant was folded).
+    if (
+        ctx.spec.has("u55")
+        or tensor.kind != "const"
+        or tensor.data.size != 1
+        or value.qparams is None
+        or value.qparams.is_per_channel
+    ):
         return to_int32(ctx.graph, value, name=name, scale=1.0)
     centered = tensor.data.astype(np.int32) - np.int32(value.qparams.zero_point)
     return ctx.graph.add_const(name, centered, QParams((value.qparams.scale,), 0, np.dtype(np.int32)))
