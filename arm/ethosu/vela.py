@@ -99,12 +99,12 @@ def _run_vela_naming_cpu_operators(
     from the database as the report reads them (its summary counts say 0 CPU operators even for a
     GATHER it leaves on the CPU, so they cannot stand in).
     """
-    # The TOSA file stays Vela's last argument (the test server arm.ethosu.faulty_vela_server reads it there).
-    *flags, tosa_file = _vela_arguments(spec, tosa_path, output_dir)
     try:
-        log = _run_vela([*flags, "--show-cpu-operations", tosa_file], spec.target, log_path, timeout_s)
+        arguments = _vela_arguments(spec, tosa_path, output_dir, "--show-cpu-operations")
+        log = _run_vela(arguments, spec.target, log_path, timeout_s)
     except _ReportKeyError:
-        log = _run_vela([*flags, "--enable-debug-db", tosa_file], spec.target, log_path, timeout_s)
+        arguments = _vela_arguments(spec, tosa_path, output_dir, "--enable-debug-db")
+        log = _run_vela(arguments, spec.target, log_path, timeout_s)
         return log, _cpu_operators_from_debug_db(output_dir / f"{_NETWORK_NAME}_debug.xml")
     return log, tuple(match["op"] for match in _CPU_OPERATOR_LINE.finditer(log))
 
@@ -131,7 +131,8 @@ def start_vela() -> None:
         vela_process.shared().warm_up()
 
 
-def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) -> list[str]:
+def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path, report_flag: str) -> list[str]:
+    """Vela's command line; the TOSA file comes last (arm.ethosu.faulty_vela_server reads it there)."""
     flags = spec.vela_flags()
     if spec.config_ini is None:
         flags.append(f"--config={_DEFAULT_CONFIG_INI}")
@@ -141,6 +142,7 @@ def _vela_arguments(spec: EthosUCompileSpec, tosa_path: Path, output_dir: Path) 
         *flags,
         "--output-format=raw",
         "--verbose-performance",
+        report_flag,
         f"--output-dir={output_dir}",
         str(tosa_path),
     ]

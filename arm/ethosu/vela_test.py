@@ -18,15 +18,20 @@ def _clamp_graph(shape: list[int]) -> bytes:
     return graph.serialize()
 
 
-def _gather_graph() -> bytes:
-    graph = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+def _add_gather(graph: ts.TosaSerializer) -> None:
+    """Rows [1, 3, 4] of int8 values [1, 10, 4] picked by int32 indices: an op Vela leaves on the CPU."""
     graph.addInputTensor(ts.TosaSerializerTensor("values", [1, 10, 4], ts.DType.INT8))
     graph.addInputTensor(ts.TosaSerializerTensor("indices", [1, 3], ts.DType.INT32))
-    out = graph.addIntermediate([1, 3, 4], ts.DType.INT8)
+    rows = graph.addIntermediate([1, 3, 4], ts.DType.INT8)
     attr = ts.TosaSerializerAttribute()
     attr.GatherAttribute()
-    graph.addOperator(ts.Op.GATHER, ["values", "indices"], [out.name], attr)
-    graph.addOutputTensor(out)
+    graph.addOperator(ts.Op.GATHER, ["values", "indices"], [rows.name], attr)
+    graph.addOutputTensor(rows)
+
+
+def _gather_graph() -> bytes:
+    graph = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+    _add_gather(graph)
     return graph.serialize()
 
 
@@ -81,13 +86,7 @@ def _logical_not_then_gather_graph(with_gather: bool) -> bytes:
     graph.addOperator(ts.Op.LOGICAL_NOT, ["flags"], [flipped.name], attr)
     graph.addOutputTensor(flipped)
     if with_gather:
-        graph.addInputTensor(ts.TosaSerializerTensor("values", [1, 10, 4], ts.DType.INT8))
-        graph.addInputTensor(ts.TosaSerializerTensor("indices", [1, 3], ts.DType.INT32))
-        rows = graph.addIntermediate([1, 3, 4], ts.DType.INT8)
-        gather = ts.TosaSerializerAttribute()
-        gather.GatherAttribute()
-        graph.addOperator(ts.Op.GATHER, ["values", "indices"], [rows.name], gather)
-        graph.addOutputTensor(rows)
+        _add_gather(graph)
     return graph.serialize()
 
 
