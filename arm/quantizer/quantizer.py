@@ -10,6 +10,8 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 from arm.compile_spec import ArmCompileSpec
 from arm.ops.common import registry
 from arm.passes.norm_scale_folding import fold_norm_scales_into_linears
+from arm.passes.same_dtype_casts import remove_same_dtype_casts
+from arm.passes.square_as_product import squares_as_products
 from arm.quantizer.annotation import annotate, drop_non_float_specs, is_annotated
 from arm.quantizer.module_configs import ModuleConfigs
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -69,6 +71,9 @@ class EthosUQuantizer(Quantizer):
         # Ops such as scaled_dot_product_attention are quantized piece by piece: each intermediate
         # (scores, probabilities) needs its own observed grid, which one annotation cannot give.
         model = registry.decompose_for_quantization(model)
+        # Llama's RMSNorm: its float32 upcast of a float32 tensor (an extra grid) and pow(x, 2) (a TABLE).
+        remove_same_dtype_casts(model)
+        squares_as_products(model)
         # After the decompositions: rms_norm's ends in the scale multiplication this folds.
         fold_norm_scales_into_linears(model)
         return model
