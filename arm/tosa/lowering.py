@@ -29,6 +29,8 @@ from arm.tosa.rescale import requantize
 from arm.tosa.reshape_sinking import fold_reshapes
 from arm.tosa.slice_hoisting import hoist_slices_below_transposes
 from arm.tosa.specification import TosaSpecification
+from arm.tosa.sum_as_convolution import sums_as_convolutions
+from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 
 
@@ -52,9 +54,11 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     cancel_round_trips(ctx.graph)  # folded reshapes may have let transposes meet their inverses
     hoist_slices_below_transposes(ctx.graph)
     fold_rescales_into_tables(ctx.graph)
+    fold_prologues_into_tables(ctx.graph)
     remove_identity_clamps(ctx.graph)
-    if spec.has("u55") or spec.has("u85"):  # a Vela 5.2.0 departure (see the module)
-        copy_windowed_matmul_operands(ctx.graph)
+    if spec.has("u55") or spec.has("u85"):
+        sums_as_convolutions(ctx.graph)  # Vela 5.2.0's cheaper form (see the module)
+        copy_windowed_matmul_operands(ctx.graph)  # a Vela 5.2.0 departure (see the module)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),

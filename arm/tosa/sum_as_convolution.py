@@ -1,0 +1,78 @@
+"""The last-axis sum of an int8 tensor as a 1x1 CONV2D with weights of one, for Vela.
+
+TOSA 1.0 sums integers in int32 only, so a lowering writes ``RESCALE(int8 -> int32, zero point z)``
+then ``REDUCE_SUM``. Vela 5.2.0 turns that pair into a convolution by itself (the zero point is the
+convolution's input zero point) only for some output rescales: when the sum's RESCALE to int8 is a
+pure power of two (a mean over 64 channels onto its input's grid, as in RMSNorm) it runs a ReduceSum
+and then a SUB for the zero point instead, and a TABLE after it (RMSNorm's rsqrt) cannot fuse. Llama's
+RMSNorm on the U55-128, [16, 64] int8: 358 + 256 cycles, then the lookup on its own, against 220 for
+the convolution with the lookup fused. The convolution computes the same integers: sum(x - z) * 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import tosa_serializer as ts
+
+from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
+
+
+def sums_as_convolutions(graph: TosaGraph) -> None:
+    for reduce_sum in [operator for operator in graph.operators if _is_int8_last_axis_sum(graph, operator)]:
+        widening = graph.producer(reduce_sum.inputs[0])
+        source = graph.tensors[widening.inputs[0]]
+        zero_point = int(graph.const_data(widening.inputs[3]).reshape(-1)[0])
+        position = graph.operators.index(reduce_sum)
+        first_new = len(graph.operators)
+        _convolution_sum(graph, TosaValue(source.name, source.shape, source.dtype), zero_point, reduce_sum.outputs[0])
+        added = graph.operators[first_new:]
+        del graph.operators[first_new:]
+        graph.operators[position : position + 1] = added
+        if not graph.consumers(widening.outputs[0]):
+            graph.operators.remove(widening)
+
+
+def _is_int8_last_axis_sum(graph: TosaGraph, operator: TosaOperator) -> bool:
+    """REDUCE_SUM over the last axis of an int32 tensor that is an int8 tensor minus its zero point
+    (a per-tensor RESCALE by exactly one), read by this sum alone."""
+    if operator.op != ts.Op.REDUCE_SUM or operator.axis is None:
+        return False
+    summed = graph.tensors[operator.inputs[0]]
+    if summed.dtype != np.int32 or operator.axis != len(summed.shape) - 1:
+        return False
+    widening = graph.producer(summed.name)
+    if widening is None or widening.op != ts.Op.RESCALE or not widening.elementwise_unary:
+        return False
+    if graph.tensors[widening.inputs[0]].dtype != np.int8 or summed.name in graph.outputs:
+        return False
+    if graph.consumers(summed.name) != [operator]:
+        return False
+    multiplier, shift, _, output_zp = (graph.const_data(name) for name in widening.inputs[1:5])
+    if any(value is None or value.size != 1 for value in (multiplier, shift, output_zp)):
+        return False
+    return int(output_zp[0]) == 0 and int(multiplier[0]) == 1 << int(shift[0])
+
+
+def _convolution_sum(graph: TosaGraph, source: TosaValue, zero_point: int, output_name: str) -> None:
+    """Writes ``output_name`` (shape [..., 1], int32) as CONV2D of ``source`` seen as [1, 1, rows, C]."""
+    channels = source.shape[-1]
+    rows = math.prod(source.shape[:-1])
+    image = reshape(graph, source, (1, 1, rows, channels), name=f"{output_name}_rows")
+    weights = graph.add_const(f"{output_name}_ones", np.ones((1, 1, 1, channels), dtype=np.int8))
+    bias = graph.add_const(f"{output_name}_bias", np.zeros((1,), dtype=np.int32))
+    sums = graph.add_tensor(f"{output_name}_conv", (1, 1, rows, 1), np.int32)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+    operands = [
+        image,
+        weights,
+        bias,
+        graph.add_scalar_const(f"{output_name}_input_zp", zero_point, np.int8),
+        graph.add_scalar_const(f"{output_name}_weight_zp", 0, np.int8),
+    ]
+    graph.add_op(ts.Op.CONV2D, operands, [sums], attribute)
+    output_shape = graph.tensors[output_name].shape
+    del graph.tensors[output_name]  # re-made by the reshape under the same name
+    reshape(graph, sums, output_shape, name=output_name)
