@@ -26,6 +26,7 @@ from arm.tosa.layout import cancel_round_trips
 from arm.tosa.matmul_operand_copies import copy_windowed_matmul_operands
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize, numpy_dtype, qparams_of
 from arm.tosa.rescale import requantize
+from arm.tosa.rotary_halves import rotate_halves_in_constants
 from arm.tosa.reshape_sinking import fold_reshapes
 from arm.tosa.slice_hoisting import hoist_slices_below_transposes
 from arm.tosa.specification import TosaSpecification
@@ -53,6 +54,7 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     fold_reshapes(ctx.graph)
     cancel_round_trips(ctx.graph)  # folded reshapes may have let transposes meet their inverses
     hoist_slices_below_transposes(ctx.graph)
+    rotate_halves_in_constants(ctx.graph)
     fold_rescales_into_tables(ctx.graph)
     fold_prologues_into_tables(ctx.graph)
     remove_identity_clamps(ctx.graph)
