@@ -16,14 +16,15 @@ every shape measured. The copy costs that one pass (the mul case on the U85-256:
 the alternative of a plain int32 constant operand, which is exact only on the U85). A copy placed after the
 RESHAPE to rank 4 does not help: the window is already lost there.
 
-The copy is a per-channel RESCALE (a multiplier of 1 for every channel). Vela 5.2.0 drops a per-tensor identity
-RESCALE in some contexts and reads the window after all: deit_tiny (64x64, U85-256) kept the per-tensor copies of
-q, k and v in eleven of its twelve attention blocks and dropped all three in the ninth, whose three per-head
-products then read head 0's queries (NPU_OP_CONV with the same NPU_SET_IFM_BASE0 for every head; the delegate 848
-of 1000 logits off, by up to 9). With per-channel copies Vela keeps every one and the delegate is bit-exact.
+The copy is a per-channel RESCALE (a multiplier of 1 for every channel), as matmul_operand_copies.py's is: Vela
+5.2.0 drops a per-tensor identity RESCALE in some contexts and reads the window after all (deit_tiny 64x64 on the
+U85-256 lost the MATMUL copies of its ninth attention block; see that module). A per-channel one it keeps.
 
-A MATMUL operand that is such a slice needs no second copy: arm/tosa/matmul_operand_copies.py sees the copy's
-RESCALE, not a window.
+Two kinds of reader need no copy here, so a slice read (through RESHAPEs) only by them is left alone: a TRANSPOSE
+writes its whole output (rank-5 windows into TRANSPOSEs are exact on both NPUs), and a MATMUL operand gets
+arm/tosa/matmul_operand_copies.py's copy at the operand's own shape, which Vela fuses with the transpose it puts
+on a right-hand operand (a copy at rank 5 cannot be: deit_tiny 64x64 U85-256 cost 1,160,504 NPU cycles with every
+q, k, v slice copied here, 1,120,640 with this split, 1,120,130 as before, when block 9 departed).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ from arm.tosa.rescale import rescale
 _NPU_FEATURE_MAP_RANK = 4
 # RESCALE copies integers only; a float graph never goes to Vela.
 _COPYABLE = frozenset({np.dtype(np.int8), np.dtype(np.int16)})
+_VIEWS = frozenset({ts.Op.RESHAPE})
+# Readers a window needs no copy for (besides TRANSPOSEs, which the graph marks by their perms).
+_WHOLE_READERS = frozenset({ts.Op.MATMUL})
 
 
 def copy_high_rank_slices(graph: TosaGraph) -> None:
@@ -46,11 +50,24 @@ def copy_high_rank_slices(graph: TosaGraph) -> None:
         if len(source.shape) <= _NPU_FEATURE_MAP_RANK or graph.tensors[window].dtype not in _COPYABLE:
             continue
         readers = graph.consumers(window)
-        if not readers:
-            continue  # a graph output only: Vela writes it out whole
+        if not readers or _read_whole(graph, window):
+            continue
         copy = _copied(graph, window, after=slice_op)
         for reader in readers:
             reader.inputs[:] = [copy if name == window else name for name in reader.inputs]
+
+
+def _read_whole(graph: TosaGraph, name: str) -> bool:
+    """Whether every reader of ``name``, seen through RESHAPEs, is a TRANSPOSE (which writes its whole output:
+    measured exact from rank-5 windows on both NPUs) or a MATMUL (matmul_operand_copies.py copies its operand)."""
+    readers = graph.consumers(name)
+    for reader in readers:
+        if reader.op in _VIEWS:
+            if not _read_whole(graph, reader.outputs[0]):
+                return False
+        elif reader.op not in _WHOLE_READERS and reader.perms is None:
+            return False
+    return bool(readers) and name not in graph.outputs
 
 
 def _copied(graph: TosaGraph, name: str, *, after: TosaOperator) -> str:
