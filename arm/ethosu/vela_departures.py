@@ -29,7 +29,10 @@ Tiny case: a (3, 2, 2, 8, 16) int8 input, slice [0:1] on the first axis, RESCALE
 (2, 2, 8, 16), MUL by a scale-1 RESCALE of a (1, 1, 1, 1) int8 constant. Each of these compiles: the
 first operand's scale 0.5, the second operand a plain int32 constant, no SLICE, a rank-4 input sliced,
 the operator kept at rank 5, a (3, 1, 1, 8, 16) input. The rule keeps the operator's node on the CPU
-(so the crash costs one node, not the partition the Vela process would lose)."""
+(so the crash costs one node, not the partition the Vela process would lose). The flow itself no longer gives Vela
+this construct: arm/tosa/high_rank_slice_copies.py copies a rank-5 SLICE out before anything reads it (the same
+window departs on the U85 too), so the operand RESCALE reads the copy and the rule finds nothing; it stays for
+graphs that reach the backend by another way."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from arm.ops.common import registry
 from arm.ops.common.node_info import describe
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import BFLOAT16, TosaGraph, TosaValue
+from arm.tosa.high_rank_slice_copies import copy_high_rank_slices
 from arm.tosa.identity_clamp_removal import remove_identity_clamps
 from arm.tosa.layout import cancel_round_trips
 from arm.tosa.matmul_operand_copies import copy_windowed_matmul_operands
@@ -58,9 +59,10 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     fold_rescales_into_tables(ctx.graph)
     fold_prologues_into_tables(ctx.graph)
     remove_identity_clamps(ctx.graph)
-    if spec.has("u55") or spec.has("u85"):
-        sums_as_convolutions(ctx.graph)  # Vela 5.2.0's cheaper form (see the module)
-        copy_windowed_matmul_operands(ctx.graph)  # a Vela 5.2.0 departure (see the module)
+    if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
+        sums_as_convolutions(ctx.graph)
+        copy_high_rank_slices(ctx.graph)  # first: a copied slice is no window for the MATMUL pass either
+        copy_windowed_matmul_operands(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),

@@ -9,6 +9,13 @@ arm/ops/unbind.py's ``qkv`` case departed on both NPUs (157 of 320 outputs). Tin
 U55 too: ``x[0] @ x[1].mT`` of one tensor, ``x[..., :8] @ x[..., 8:].mT``. An int8 RESCALE by 1 between the window and the MATMUL makes Vela
 write the operand out (a small elementwise pass), and the MATMUL then reads a whole tensor, as it
 does everywhere it is exact.
+
+The copy is per channel (a multiplier of 1 for each): Vela 5.2.0 sometimes drops a per-tensor identity RESCALE and
+reads the window after all. deit_tiny (64x64, U85-256) kept the per-tensor copies in eleven of its twelve attention
+blocks and dropped them in the ninth, whose three per-head q @ k^T products then all read head 0's queries (the
+same NPU_SET_IFM_BASE0 for each NPU_OP_CONV; the delegate 848 of 1000 logits off, by up to 9; found by
+runtime/npu_model/departure_bisect.py). With per-channel copies Vela keeps every one, the delegate is bit-exact,
+and the cycles stay (1,120,130 -> 1,120,640 NPU cycles).
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ def _copied(graph: TosaGraph, name: str, *, before: TosaOperator) -> str:
         graph,
         TosaValue(tensor.name, tensor.shape, tensor.dtype),
         name=f"{name}_copy",
-        scales=[1.0],
+        scales=[1.0] * tensor.shape[-1],  # per channel: Vela drops a per-tensor identity RESCALE (docstring)
         output_dtype=tensor.dtype,
         input_zp=0,
         output_zp=0,
