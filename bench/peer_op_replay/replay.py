@@ -115,8 +115,13 @@ def _check_numbers(
     except Exception as error:
         return Verdict("internal_error", "run: " + describe_error(error))
     reference_module = result.quantized_module if result.quantized_module is not None else module
+    arguments = _clones(inputs)
     with torch.no_grad():
-        expected = [t.detach().numpy() for t in pytree.tree_leaves(reference_module(*_clones(inputs)))]
+        returned = pytree.tree_leaves(reference_module(*arguments))
+    # An input the module writes in place (leaky_relu(x, inplace=True)) is an output of the program too,
+    # ahead of the returned ones: compare it with the eager module's argument after the call.
+    written = [arguments[index] for index in _mutated_inputs(module, inputs)] if len(outputs) > len(returned) else []
+    expected = [tensor_to_numpy(t.detach()) for t in [*written, *returned]]
     if len(outputs) != len(expected):
         return Verdict("wrong_numbers", f"{len(outputs)} outputs, the module has {len(expected)}", numbers_checked=True)
     scales = output_scales(result.quantized_module, len(expected))
@@ -128,6 +133,15 @@ def _check_numbers(
     if problems:
         return Verdict("wrong_numbers", "; ".join(problems), numbers_checked=True)
     return Verdict("pass", "", numbers_checked=True)
+
+
+def _mutated_inputs(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[int]:
+    """The positions, among ``inputs``, of the inputs ``module`` writes in place, in the order the program
+    outputs them (the functionalized export's signature; the flow's float program keeps in-place ops)."""
+    signature = torch.export.export(module, _clones(inputs)).run_decompositions({}).graph_signature
+    user_inputs = list(signature.user_inputs)
+    kind = torch.export.graph_signature.OutputKind.USER_INPUT_MUTATION
+    return [user_inputs.index(spec.target) for spec in signature.output_specs if spec.kind == kind]
 
 
 def _stays_on_cpu(result: FlowResult, expected: dict[str, int]) -> Verdict:
