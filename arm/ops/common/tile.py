@@ -12,7 +12,7 @@ from typing import Sequence
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -24,7 +24,7 @@ from arm.tosa.specification import TosaSpecification
 def tile_support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        profile_reason(node, spec, [x]),
+        movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
         f"{describe(node)}: the input {shape_of(x)} has more dims than the output {shape_of(node)}"
         if len(shape_of(x)) > len(shape_of(node))
