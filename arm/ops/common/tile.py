@@ -52,3 +52,21 @@ def lower_tile(node: Node, ctx: LoweringContext, multiples: Sequence[int]) -> To
     multiples_name = ctx.graph.add_shape_const(f"{node.name}_multiples", multiples)
     ctx.graph.add_op(ts.Op.TILE, [value, multiples_name], [output], attribute)
     return output
+
+
+def broadcast_value(ctx: LoweringContext, value: TosaValue, shape: Sequence[int], *, name: str) -> TosaValue:
+    """``value`` broadcast to ``shape`` as PyTorch broadcasts (leading 1s added, size-1 dims repeated):
+    a RESHAPE and one TILE, for operators that take no broadcast operand (SCATTER's values)."""
+    shape = tuple(shape)
+    if value.shape == shape:
+        return value
+    ranked = (1,) * (len(shape) - value.rank) + tuple(value.shape)
+    if ranked != value.shape:
+        value = reshape(ctx.graph, value, ranked, name=f"{name}_ranked")
+    multiples = [extent if size == 1 else 1 for size, extent in zip(ranked, shape)]
+    output = ctx.graph.add_tensor(name, shape, value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TileAttribute()
+    multiples_name = ctx.graph.add_shape_const(f"{name}_multiples", multiples)
+    ctx.graph.add_op(ts.Op.TILE, [value, multiples_name], [output], attribute)
+    return output
