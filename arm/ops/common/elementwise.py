@@ -12,6 +12,7 @@ from torch.fx import Node
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason, tensor_args
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import is_dequantize
@@ -26,7 +27,9 @@ def binary_support(node: Node, spec: TosaSpecification) -> str | None:
     alpha = node.kwargs.get("alpha", 1)
     return first_reason(
         profile_reason(node, spec),
-        None if alpha == 1 else f"{describe(node)}: alpha={alpha} is not supported; scale the operand instead",
+        None
+        if alpha == 1 or spec.is_fp
+        else f"{describe(node)}: alpha={alpha} is lowered in the FP profile only; scale the operand instead",
         None if len(tensor_args(node)) == 2 else f"{describe(node)}: expected two tensor operands",
         rank_reason(node, shape_of(node)),
     )
@@ -72,6 +75,9 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     """ADD/SUB; in the INT profile both int8 operands move to one int32 grid, the result back to int8."""
     lhs, rhs = operands(node, ctx)
     shape = shape_of(node)
+    alpha = node.kwargs.get("alpha", 1)
+    if ctx.spec.is_fp and alpha != 1:
+        return _with_alpha(ctx, node, op, set_attribute, lhs, rhs, float(alpha))
     if ctx.spec.is_fp:
         return emit(ctx, op, set_attribute, [lhs, rhs], name=node.name, shape=shape, dtype=lhs.dtype)
     # The int32 grid is 2**-20 (int16: 2**-15) of twice the larger input step: exact for both inputs,
@@ -84,3 +90,30 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     return from_int32(
         ctx.graph, result32, name=node.name, accumulator_scales=[common_scale], output=ctx.output_qparams(node)
     )
+
+
+def _with_alpha(
+    ctx: LoweringContext,
+    node: Node,
+    op: ts.Op,
+    set_attribute: AttributeSetter,
+    lhs: TosaValue,
+    rhs: TosaValue,
+    alpha: float,
+) -> TosaValue:
+    """``lhs op alpha * rhs`` (add/sub with alpha) in float32, rounded once to a half type as PyTorch
+    rounds it (its CPU kernel computes a + alpha * b in float32 for float16 and bfloat16)."""
+    float32 = np.dtype(np.float32)
+    half = lhs.dtype if lhs.dtype != float32 else None
+    if half is not None:
+        lhs, rhs = (cast(ctx.graph, value, float32, name=f"{node.name}_{side}_float32")
+                    for side, value in (("lhs", lhs), ("rhs", rhs)))  # fmt: skip
+    factor = ctx.graph.add_const(f"{node.name}_alpha", np.full((1,) * rhs.rank, alpha, dtype=float32))
+    shift = ctx.graph.add_scalar_const(f"{node.name}_alpha_shift", 0, np.int8)
+    scaled = emit(ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [rhs, factor, shift],
+                  name=f"{node.name}_scaled", shape=rhs.shape, dtype=float32)  # fmt: skip
+    shape = shape_of(node)
+    if half is None:
+        return emit(ctx, op, set_attribute, [lhs, scaled], name=node.name, shape=shape, dtype=float32)
+    wide = emit(ctx, op, set_attribute, [lhs, scaled], name=f"{node.name}_float32", shape=shape, dtype=float32)
+    return cast(ctx.graph, wide, half, name=node.name)
