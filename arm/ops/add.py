@@ -108,8 +108,8 @@ TEST_CASES = {
 # The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
 TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(add_tensors), random_inputs(20, (2, 3, 8), (3, 8))))
 
-# x + alpha * y: a MUL by alpha before the ADD in the FP profile (in float32, rounded once for the half
-# types, as PyTorch computes it); the INT targets keep it on the CPU.
+# x + alpha * y: a MUL by alpha, then the ADD, in the FP profile (in the operands' type, as PyTorch's CPU
+# kernel computes short half-type tensors); the INT targets keep it on the CPU.
 _ALPHA = OpTestCase(FunctionModule(add_with_alpha), random_inputs(21, (2, 4, 6), (4, 6)), cpu_targets=_INT_TARGETS)
 TEST_CASES |= {"alpha": _ALPHA, "alpha_bfloat16": in_float_type(_ALPHA, torch.bfloat16)}
 

@@ -50,7 +50,7 @@ TEST_CASES = {
     "broadcast_rank": OpTestCase(FunctionModule(subtract), random_inputs(2, (4, 64), (64,))),
     "scalar": OpTestCase(FunctionModule(subtract_scalar), random_inputs(3, (1, 4, 8, 8))),
     "scalar_minus": OpTestCase(FunctionModule(scalar_minus), random_inputs(4, (2, 3, 10))),
-    # x - alpha * y in float16 (float32 inside, rounded once); FP only.
+    # x - alpha * y in float16: alpha * y rounded to float16, then the SUB; FP only.
     "alpha_float16": in_float_type(
         OpTestCase(FunctionModule(subtract_with_alpha), random_inputs(5, (3, 8), (3, 8))), torch.float16
     ),

@@ -12,7 +12,6 @@ from torch.fx import Node
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason, tensor_args
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import is_dequantize
@@ -101,19 +100,12 @@ def _with_alpha(
     rhs: TosaValue,
     alpha: float,
 ) -> TosaValue:
-    """``lhs op alpha * rhs`` (add/sub with alpha) in float32, rounded once to a half type as PyTorch
-    rounds it (its CPU kernel computes a + alpha * b in float32 for float16 and bfloat16)."""
-    float32 = np.dtype(np.float32)
-    half = lhs.dtype if lhs.dtype != float32 else None
-    if half is not None:
-        lhs, rhs = (cast(ctx.graph, value, float32, name=f"{node.name}_{side}_float32")
-                    for side, value in (("lhs", lhs), ("rhs", rhs)))  # fmt: skip
-    factor = ctx.graph.add_const(f"{node.name}_alpha", np.full((1,) * rhs.rank, alpha, dtype=float32))
+    """``lhs op alpha * rhs`` (add/sub with alpha): a MUL by alpha, then the ADD/SUB, both in the operands'
+    type. For float16/bfloat16 that is how PyTorch's CPU kernel computes a short tensor (alpha * b
+    rounded to the half type, then the sum rounded once); its vectorized path for long ones fuses the
+    two in float32 and can differ by an ulp either way."""
+    factor = ctx.graph.add_const(f"{node.name}_alpha", np.full((1,) * rhs.rank, alpha, dtype=rhs.dtype))
     shift = ctx.graph.add_scalar_const(f"{node.name}_alpha_shift", 0, np.int8)
     scaled = emit(ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [rhs, factor, shift],
-                  name=f"{node.name}_scaled", shape=rhs.shape, dtype=float32)  # fmt: skip
-    shape = shape_of(node)
-    if half is None:
-        return emit(ctx, op, set_attribute, [lhs, scaled], name=node.name, shape=shape, dtype=float32)
-    wide = emit(ctx, op, set_attribute, [lhs, scaled], name=f"{node.name}_float32", shape=shape, dtype=float32)
-    return cast(ctx.graph, wide, half, name=node.name)
+                  name=f"{node.name}_scaled", shape=rhs.shape, dtype=rhs.dtype)  # fmt: skip
+    return emit(ctx, op, set_attribute, [lhs, scaled], name=node.name, shape=shape_of(node), dtype=lhs.dtype)
