@@ -15,6 +15,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
+from arm.ops.common.strided import as_rows, read_strided, strided_rows
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.quantizer.annotation import shared_with_input
@@ -70,12 +71,6 @@ def _dilation_reason(node: Node, spec: TosaSpecification, window: PoolWindow, di
         )
     if window.ceil_mode:
         return f"{describe(node)}: dilation {list(dilation)} with ceil_mode=True is not lowered"
-    strided = [axis for axis in (0, 1) if dilation[axis] > 1 and window.stride[axis] > 1]
-    if strided:
-        return (
-            f"{describe(node)}: dilation {list(dilation)} with stride {list(window.stride)} is not lowered "
-            "(TOSA MAX_POOL2D has no dilation; a dilated axis is lowered with stride 1 only)"
-        )
     return None
 
 
@@ -92,8 +87,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
 
 def _lower_dilated(node: Node, ctx: LoweringContext, window: PoolWindow, dilation: tuple[int, int]) -> TosaValue:
     """A dilated max pool: PyTorch's padding made explicit (with the lowest value), then along each
-    dilated axis (stride 1) a pool over each of its ``dilation`` phases, then a plain MAX_POOL2D along
-    the axes left undilated.
+    dilated axis a stride-1 pool over each of its ``dilation`` phases (every stride-th row kept after,
+    common/strided.py), then a plain MAX_POOL2D along the axes left undilated.
 
     Along an axis of dilation d, output y reads x[y + i * d] for i < k: every tap of one output lies in
     the phase y mod d, where it is an ordinary k-wide window. The axis is split into (rows / d, d), the
@@ -108,6 +103,14 @@ def _lower_dilated(node: Node, ctx: LoweringContext, window: PoolWindow, dilatio
     for axis in (0, 1):
         if dilation[axis] > 1:
             value = _pooled_phases(ctx, node, value, axis + 2, window.kernel[axis], dilation[axis], lowest)
+            if window.stride[axis] > 1:  # every stride-th of the stride-1 windows
+                dim, step = axis + 2, window.stride[axis]
+                where = strided_rows(value.shape, dim, 0, value.shape[dim], step)
+                rows = read_strided(ctx, as_rows(ctx, value, dim, name=f"{node.name}_axis{dim}_view"), where,
+                                    name=f"{node.name}_axis{dim}_strided")  # fmt: skip
+                shape = list(value.shape)
+                shape[dim] = where.count
+                value = reshape(ctx.graph, rows, tuple(shape), name=f"{node.name}_axis{dim}_stepped")
     rest = PoolWindow(
         kernel=tuple(k if d == 1 else 1 for k, d in zip(window.kernel, dilation)),
         stride=tuple(s if d == 1 else 1 for s, d in zip(window.stride, dilation)),
@@ -174,7 +177,7 @@ def pool_dilated(x: torch.Tensor) -> torch.Tensor:
 
 
 def pool_dilated_w_strided_h(x: torch.Tensor) -> torch.Tensor:
-    return torch.nn.functional.max_pool2d(x, 3, stride=(3, 1), padding=0, dilation=(1, 2))
+    return torch.nn.functional.max_pool2d(x, 3, stride=(3, 2), padding=(0, 1), dilation=(1, 2))
 
 
 def pool_stride4(x: torch.Tensor) -> torch.Tensor:
@@ -195,7 +198,7 @@ TEST_CASES = {
     "dilation2_pad1": OpTestCase(
         FunctionModule(pool_dilated), random_inputs(7, (1, 3, 9, 8)), cpu_targets=("u55_INT", "u85_INT")
     ),
-    # Stride 3 along H (undilated), dilation 2 along W (stride 1), as the peer's dilation1 cases.
+    # Stride 3 along H (undilated); dilation 2 along W with stride 2 (every other stride-1 window).
     "dilation_w_stride_h": OpTestCase(
         FunctionModule(pool_dilated_w_strided_h), random_inputs(8, (1, 2, 10, 11)), cpu_targets=("u55_INT", "u85_INT")
     ),
