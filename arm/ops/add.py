@@ -9,7 +9,7 @@ from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
 from arm.ops.common.integer_arithmetic import integer_support, is_integer_arithmetic, lower_integer_binary
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, in_float_type, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.quantizer.quantization_config import get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext
@@ -33,6 +33,10 @@ def add_tensors(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return x + y
 
 
+def add_with_alpha(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.add(x, y, alpha=1.5)
+
+
 def add_scalar(x: torch.Tensor) -> torch.Tensor:
     return x + 1.5
 
@@ -51,6 +55,9 @@ def add_positions(x: torch.Tensor) -> torch.Tensor:
 
 def plus_int32_identity(x: torch.Tensor) -> torch.Tensor:
     return x + torch.eye(x.shape[-1], dtype=torch.int32)
+
+
+_INT_TARGETS = ("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
 
 
 class _AddConstant(torch.nn.Module):
@@ -100,6 +107,11 @@ TEST_CASES = {
 
 # The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
 TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(add_tensors), random_inputs(20, (2, 3, 8), (3, 8))))
+
+# x + alpha * y: a MUL by alpha, then the ADD, in the FP profile (in the operands' type, as PyTorch's CPU
+# kernel computes short half-type tensors); the INT targets keep it on the CPU.
+_ALPHA = OpTestCase(FunctionModule(add_with_alpha), random_inputs(21, (2, 4, 6), (4, 6)), cpu_targets=_INT_TARGETS)
+TEST_CASES |= {"alpha": _ALPHA, "alpha_bfloat16": in_float_type(_ALPHA, torch.bfloat16)}
 
 OP = ArmOp(
     name="add",

@@ -15,8 +15,8 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.support import describe, dtype_of, first_reason, rank_reason
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, in_float_type, random_inputs
+from arm.ops.common.support import describe, first_reason, float_type_reason, rank_reason
 from arm.ops.common.unary import int8_reason
 from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -27,9 +27,10 @@ from arm.tosa.specification import TosaSpecification
 
 
 def input_reason(node: Node, x: Node, spec: TosaSpecification) -> str | None:
-    """float32 for FP, a dequantized int8 tensor for INT; the integer result is not quantized."""
+    """A float type the spec lowers (float32, float16, bfloat16 with bf16) for FP, a dequantized int8
+    tensor for INT; the integer result is not quantized."""
     if spec.is_fp:
-        return None if dtype_of(x) == torch.float32 else f"{describe(node)}: {x.name} is {dtype_of(x)}; {spec} takes float32"
+        return float_type_reason(node, spec, [x])
     if is_dequantize(x):
         return int8_reason(node, spec, [x])
     return (
@@ -87,6 +88,10 @@ def channels_keepdim(x: torch.Tensor) -> torch.Tensor:
     return x.argmax(1, keepdim=True)
 
 
+def as_int32(x: torch.Tensor) -> torch.Tensor:
+    return torch.argmax(x, dim=1).to(torch.int32)
+
+
 def _ties_on_the_grid() -> tuple[torch.Tensor, ...]:
     """Multiples of 1/32 in [-2, 2) (an int8 grid's exact values) with repeated maxima in many rows."""
     generator = torch.Generator().manual_seed(2)
@@ -101,6 +106,10 @@ TEST_CASES = {
     "last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(0, (2, 3, 8)), cpu_targets=_U55),
     "channels_keepdim": OpTestCase(FunctionModule(channels_keepdim), random_inputs(1, (1, 6, 4, 4)), cpu_targets=_U55),
     "ties_first_index": OpTestCase(FunctionModule(last_dim), _ties_on_the_grid(), cpu_targets=_U55),
+    # The model casts the indices to int32 itself: the int32 result is the program's output, no cast on
+    # the CPU (arm/passes/int64_to_int32.py drops the round trip through int64).
+    "as_int32": OpTestCase(FunctionModule(as_int32), random_inputs(3, (2, 5)), cpu_targets=_U55),
+    "float16_as_int32": in_float_type(OpTestCase(FunctionModule(as_int32), random_inputs(4, (3, 7))), torch.float16),
 }
 
 OP = ArmOp(

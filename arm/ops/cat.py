@@ -9,7 +9,7 @@ from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -29,7 +29,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     tensors, _ = tensors_and_dim(node)
     if not all(isinstance(tensor, Node) for tensor in tensors):
         return f"{describe(node)}: every joined operand must be a tensor"
-    return first_reason(profile_reason(node, spec, tensors), rank_reason(node, shape_of(node)))
+    return first_reason(movement_reason(node, spec, tensors), rank_reason(node, shape_of(node)))
 
 
 def annotate_cat(node: Node, config: QuantizationConfig) -> None:

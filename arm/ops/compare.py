@@ -24,9 +24,9 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.elementwise import emit
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, in_float_type, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import describe, dtype_of, first_reason, rank_reason, tensor_args
+from arm.ops.common.support import describe, first_reason, float_type_reason, rank_reason, tensor_args
 from arm.ops.common.unary import float_constant
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -79,18 +79,20 @@ _BY_TARGET = {target: kind for targets, kind in _TARGETS.items() for target in t
 def support(node: Node, spec: TosaSpecification) -> str | None:
     if spec.has("u55"):
         return f"{describe(node)}: Ethos-U55/U65 have no comparison operators; it runs on the CPU"
+    # FP: the operands share one float type (GREATER of float16 and float32 is no TOSA operator).
+    float_reason = float_type_reason(node, spec, tensor_args(node)) if spec.is_fp else None
     return first_reason(
+        float_reason,
         *(_input_reason(node, tensor, spec) for tensor in tensor_args(node)),
         rank_reason(node, shape_of(node)),
     )
 
 
 def _input_reason(node: Node, tensor: Node, spec: TosaSpecification) -> str | None:
-    """Inputs as every op takes them (float32 or dequantized int8); the output is bool, not quantized."""
+    """Inputs as every op takes them (a float type the spec lowers, or dequantized int8); the output is
+    bool, not quantized."""
     if spec.is_fp:
-        if dtype_of(tensor) == torch.float32:
-            return None
-        return f"{describe(node)}: {tensor.name} is {dtype_of(tensor)}; {spec} compares float32 only"
+        return None  # the inputs together: see support
     if tensor.op == "placeholder":
         return None
     if is_dequantize(tensor):
@@ -145,7 +147,9 @@ def _on_common_int32_grid(node: Node, ctx: LoweringContext, rank: int) -> tuple[
 def _against_number(node: Node, ctx: LoweringContext, comparison: Comparison, rank: int) -> tuple[TosaValue, TosaValue]:
     number = float(node.args[1])
     if ctx.spec.is_fp:
-        return ctx.value(node.args[0], rank=rank), float_constant(ctx, number, rank, name=f"{node.name}_other")
+        # The number in the tensor's own type, as PyTorch compares a float16 tensor with a Python number.
+        value = ctx.value(node.args[0], rank=rank)
+        return value, float_constant(ctx, number, rank, name=f"{node.name}_other", dtype=value.dtype)
     value = ctx.quantized_value(node.args[0], rank=rank)
     # RESCALE by 1 with both zero points 0: the codes themselves, widened to int32.
     as_codes = value.with_qparams(dataclasses.replace(value.qparams, zero_point=0))
@@ -260,6 +264,13 @@ TEST_CASES = {
         cpu_targets=("u55_INT", "tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
+}
+
+# The half types compare in their own type: a float16 tensor against a float16 tensor, and against a
+# number rounded to float16 as PyTorch rounds it (ge.Scalar); bfloat16 on TOSA FP with the bf16 extension.
+TEST_CASES |= {
+    "float16_le_scalar": in_float_type(_case(at_most_minus_quarter, away_from(-0.25, 11, (4, 20), (4, 20))), torch.float16),
+    "bfloat16_gt_tensor": in_float_type(_case(greater, random_inputs(12, (2, 4, 8), (2, 4, 8))), torch.bfloat16),
 }
 
 OP = ArmOp(

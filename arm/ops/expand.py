@@ -11,7 +11,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
+from arm.ops.common.op_test_case import BOOL_MOVEMENT_TARGETS, FunctionModule, OpTestCase, random_inputs, seeded
 from arm.ops.common.tile import annotate_tile, lower_tile, tile_support
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
@@ -37,6 +37,10 @@ def heads_for_groups(x: torch.Tensor) -> torch.Tensor:
     return x[:, :, None].expand(1, 2, 3, 4, 8).reshape(1, 6, 4, 8)
 
 
+def broadcast_mask(mask: torch.Tensor) -> torch.Tensor:
+    return mask.expand(3, 5, 8)
+
+
 class ClassToken(torch.nn.Module):
     """ViT's class token: one learned row broadcast over the batch and put in front of the patches."""
 
@@ -53,6 +57,12 @@ TEST_CASES = {
     "leading_axes": OpTestCase(FunctionModule(new_leading_axes), random_inputs(1, (4, 1))),
     "grouped_heads": OpTestCase(FunctionModule(heads_for_groups), random_inputs(2, (1, 2, 4, 8))),
     "class_token": OpTestCase(seeded(3, ClassToken), random_inputs(3, (2, 9, 16))),
+    # A bool mask broadcast over rows: moved as it is on the float targets.
+    "bool_rows": OpTestCase(
+        FunctionModule(broadcast_mask),
+        (torch.rand((3, 1, 8), generator=torch.Generator().manual_seed(4)) > 0.5,),
+        targets=BOOL_MOVEMENT_TARGETS,
+    ),
 }
 
 OP = ArmOp(

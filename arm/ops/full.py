@@ -22,10 +22,19 @@ def times_full(x: torch.Tensor) -> torch.Tensor:
     return x * torch.full((1, x.shape[-1]), 1.5)
 
 
+def only_full() -> torch.Tensor:
+    return torch.full((3, 3), 4.5)
+
+
 TEST_CASES = {
     "ones": OpTestCase(FunctionModule(plus_ones), random_inputs(0, (2, 6))),
     "zeros_concatenated": OpTestCase(FunctionModule(padded_with_zeros), random_inputs(1, (1, 3, 5))),
     "full": OpTestCase(FunctionModule(times_full), random_inputs(2, (3, 4))),
+    # A model that only creates a constant: on FP a delegate with no inputs whose output is a TOSA CONST
+    # (an INT target has no quantized output for it, so it stays on the CPU there).
+    "only_full": OpTestCase(
+        FunctionModule(only_full), (), targets=("tosa_FP", "tosa_INT"), cpu_targets=("tosa_INT",)
+    ),
 }
 
 OP = constant_creator_op(

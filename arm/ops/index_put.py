@@ -21,6 +21,7 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.gather import index_value
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
+from arm.ops.common.tile import broadcast_value
 from arm.ops.index import indexed_dim
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -59,17 +60,31 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         )
     if not isinstance(values, Node):
         return f"{describe(node)}: the written values must be a tensor"
-    expected = (*shape_of(x)[:dim], *shape_of(index), *shape_of(x)[dim + 1 :])
-    if math.prod(shape_of(values)) != math.prod(expected):
+    expected = _written_shape(node)
+    if math.prod(shape_of(values)) != math.prod(expected) and not _broadcasts(shape_of(values), expected):
         return (
-            f"{describe(node)}: values {values.name} of shape {shape_of(values)} broadcast to {expected}; "
-            "only values with as many elements as the written rows are lowered (expand them first)"
+            f"{describe(node)}: values {values.name} of shape {shape_of(values)} do not broadcast to the written "
+            f"rows {expected}; give values of that shape (or one that broadcasts to it)"
         )
     return first_reason(
         _repeat_reason(node, index),
         profile_reason(node, spec, [x, values]),
         rank_reason(node, shape_of(x)),
     )
+
+
+def _written_shape(node: Node) -> tuple[int, ...]:
+    """The shape of what the write puts into x: x's shape with the indexed dim replaced by the index's."""
+    x = node.args[0]
+    dim, index = indexed_dim(node)
+    return (*shape_of(x)[:dim], *shape_of(index), *shape_of(x)[dim + 1 :])
+
+
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return tuple(torch.broadcast_shapes(shape, target)) == target
+    except RuntimeError:
+        return False
 
 
 def _repeat_reason(node: Node, index: Node) -> str | None:
@@ -117,6 +132,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         written = requantize(ctx.graph, written, name=f"{node.name}_values_rescaled", output=output)
     base = reshape(ctx.graph, base, (before, size, after), name=f"{node.name}_base")
+    if math.prod(written.shape) != before * rows * after:  # values that broadcast (a row written to every row)
+        written = broadcast_value(ctx, written, _written_shape(node), name=f"{node.name}_values_broadcast")
     written = reshape(ctx.graph, written, (before, rows, after), name=f"{node.name}_rows")
     indices = _positive(ctx, index, before, size, name=f"{node.name}_indices")
     result = ctx.graph.add_tensor(f"{node.name}_scattered", base.shape, base.dtype, base.qparams)
@@ -180,6 +197,10 @@ TEST_CASES = {
         FunctionModule(write_rows_by_input),
         (random_inputs(5, (4, 3))[0], torch.tensor([3, 1], dtype=torch.int32), random_inputs(6, (2, 3))[0]),
         cpu_targets=_EVERY_TARGET,
+    ),
+    # One row of values written to both indexed rows of every batch: TILEd to the written rows first.
+    "broadcast_values": OpTestCase(
+        _WriteRows([0, 2]), (random_inputs(7, (2, 5, 4))[0], 2.0 * random_inputs(8, (4,))[0]), cpu_targets=_ETHOS_U
     ),
     "accumulate": OpTestCase(FunctionModule(accumulate_rows), random_inputs(4, (4, 3), (2, 3)), cpu_targets=_EVERY_TARGET),
 }

@@ -10,7 +10,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import first_reason, profile_reason, rank_reason
+from arm.ops.common.support import first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -25,7 +25,7 @@ def _dims(node: Node) -> tuple[int, ...]:
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    return first_reason(profile_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node)))
+    return first_reason(movement_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node)))
 
 
 def annotate_permute(node: Node, config: QuantizationConfig) -> None:

@@ -15,7 +15,7 @@ from torch.fx import Node
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.float_unary import FloatFunction, lower_function_table
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, in_float_type, random_inputs
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.ops.common.unary import annotate_unary, int8_reason
 from arm.quantizer.annotation import annotate
@@ -112,6 +112,10 @@ def reciprocal(x: torch.Tensor) -> torch.Tensor:
     return x**-1
 
 
+def inverse_cube(x: torch.Tensor) -> torch.Tensor:
+    return x**-3
+
+
 def fractional(x: torch.Tensor) -> torch.Tensor:
     return x**1.7
 
@@ -135,6 +139,11 @@ TEST_CASES = {
         FunctionModule(torch.pow),
         (*positive(4, (4, 30)), *random_inputs(5, (1, 30))),
         cpu_targets=("tosa_INT", "u55_INT", "u85_INT", "vgf_INT"),
+    ),
+    # x ** -3 in bfloat16, near 0.1 (results near 1000): computed in float32 and rounded once.
+    "bfloat16_inverse_cube": in_float_type(
+        OpTestCase(FunctionModule(inverse_cube), tuple(0.1 + 0.02 * x.abs() for x in random_inputs(6, (5, 10)))),
+        torch.bfloat16,
     ),
 }
 

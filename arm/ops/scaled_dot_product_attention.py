@@ -264,6 +264,10 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         scores = emit(ctx, ts.Op.ADD, ts.TosaSerializerAttribute.AddAttribute, [scores, mask],
                       name=f"{node.name}_masked", shape=scores.shape, dtype=scores.dtype)  # fmt: skip
     probabilities = float_softmax(ctx, scores, 2, name=f"{node.name}_probabilities")
+    visible_rows = _visible_rows(ctx, call, (batch, grouped_rows, key_rows))
+    if visible_rows is not None:
+        kept = ctx.graph.add_const(f"{node.name}_visible_rows", visible_rows.astype(probabilities.dtype))
+        probabilities = fp_mul(ctx, probabilities, kept, name=f"{node.name}_probabilities_kept")
     value = reshape(ctx.graph, ctx.value(call.value), (batch, key_rows, value.shape[-1]), name=f"{node.name}_value")
     mixed = matmul_values(ctx, probabilities, value, name=f"{node.name}_mixed")
     return reshape(ctx.graph, mixed, shape(node), name=node.name)
@@ -288,8 +292,8 @@ def _additive_mask(node: Node, ctx: LoweringContext, call: AttentionCall, scores
     mask_shape = shape(call.mask)
     if ctx.is_constant(call.mask):
         data = ctx.constant(call.mask).numpy()
-        if data.dtype == np.bool_:
-            data = np.where(data, 0.0, _MASKED)
+        # -inf (bool: False) becomes _MASKED: a row it hides wholly stays finite, and _visible_rows zeroes it.
+        data = np.where(data, 0.0, _MASKED) if data.dtype == np.bool_ else np.maximum(data, _MASKED)
         full = np.broadcast_to(data.astype(np.float32), (*shape(call.query)[:-2], rows, key_rows))
         return ctx.graph.add_const(f"{node.name}_mask", np.ascontiguousarray(full).reshape(scores_shape))
     # A mask computed by the graph: a float mask of the scores' own shape, added as it is.
@@ -297,6 +301,24 @@ def _additive_mask(node: Node, ctx: LoweringContext, call: AttentionCall, scores
     if mask_shape != full:
         raise ValueError(f"{describe(node)}: a computed mask must have the full scores shape {full}, got {mask_shape}")
     return reshape(ctx.graph, ctx.value(call.mask), scores_shape, name=f"{node.name}_mask")
+
+
+def _visible_rows(ctx: LoweringContext, call: AttentionCall, scores_shape: tuple[int, ...]) -> np.ndarray | None:
+    """1 for each row of the scores (batch, rows, 1) that a constant mask leaves some key to, 0 for a row
+    it hides wholly; None when every row sees a key.
+
+    PyTorch's attention gives a wholly hidden row zeros (a bool mask all False, or a float one all -inf
+    along the keys), where a plain softmax would give NaN or, with the finite _MASKED, the keys' mean.
+    """
+    if call.mask is None or call.causal or not ctx.is_constant(call.mask):
+        return None  # causal rows always see their own key; a computed mask is added as it is
+    batch, grouped_rows, key_rows = scores_shape
+    rows = grouped_rows // call.groups
+    data = ctx.constant(call.mask).numpy()
+    sees_key = data if data.dtype == np.bool_ else data != -np.inf
+    full = np.broadcast_to(sees_key, (*shape(call.query)[:-2], rows, key_rows)).reshape(scores_shape)
+    visible = full.any(axis=-1, keepdims=True)
+    return None if visible.all() else visible.astype(np.float32)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -330,14 +352,22 @@ def repeated_kv_causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
 class MaskedAttention(torch.nn.Module):
     """An explicit boolean mask held by the module (a padding mask: the last two keys are hidden)."""
 
-    def __init__(self, rows: int, keys: int):
+    def __init__(self, rows: int, keys: int, mask: torch.Tensor | None = None):
         super().__init__()
-        mask = torch.ones(rows, keys, dtype=torch.bool)
-        mask[:, -2:] = False
+        if mask is None:
+            mask = torch.ones(rows, keys, dtype=torch.bool)
+            mask[:, -2:] = False
         self.register_buffer("mask", mask)
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.mask)
+
+
+def _hidden_rows_mask() -> torch.Tensor:
+    """A float mask of shape (heads, rows, 1): 0, or -inf for every key of two rows of the second head."""
+    mask = torch.zeros(2, 6, 1)
+    mask[1, [1, 4]] = float("-inf")
+    return mask
 
 
 TEST_CASES = {
@@ -354,6 +384,13 @@ TEST_CASES = {
         FunctionModule(repeated_kv_causal_attention), random_inputs(6, (1, 4, 6, 8), (1, 2, 6, 8), (1, 2, 6, 8))
     ),
     "padding_mask": OpTestCase(MaskedAttention(6, 10), random_inputs(4, (1, 2, 6, 8), (1, 2, 10, 8), (1, 2, 10, 8))),
+    # Rows 1 and 4 of the second head see no key (-inf along every key): PyTorch gives them zeros. FP
+    # only: the INT softmax has no such rows (they would make the quantized module's observers NaN).
+    "hidden_rows_mask": OpTestCase(
+        MaskedAttention(6, 10, _hidden_rows_mask()),
+        random_inputs(7, (1, 2, 6, 8), (1, 2, 10, 8), (1, 2, 10, 8)),
+        targets=("tosa_FP", "vgf_FP"),
+    ),
 }
 
 OP = ArmOp(

@@ -10,11 +10,11 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import BOOL_MOVEMENT_TARGETS, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.strided import StridedRows, as_rows, read_strided
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -40,7 +40,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
         None if shape_of(node)[dim] else f"{describe(node)}: an empty slice has nothing to compute",
-        integer_data_support(node, spec) if is_integer_arithmetic(node) else profile_reason(node, spec, [x]),
+        integer_data_support(node, spec) if is_integer_arithmetic(node) else movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
     )
 
@@ -99,6 +99,12 @@ TEST_CASES = {
         FunctionModule(every_fourth_column),
         (torch.randint(-128, 128, (1, 2, 3, 10), generator=torch.Generator().manual_seed(6), dtype=torch.int8),),
         cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
+    # A bool mask, strided: moved as it is on the float targets (TOSA moves bool in every profile).
+    "bool_step_4": OpTestCase(
+        FunctionModule(every_fourth_column),
+        (torch.rand((2, 3, 10), generator=torch.Generator().manual_seed(7)) > 0.5,),
+        targets=BOOL_MOVEMENT_TARGETS,
     ),
 }
 

@@ -9,7 +9,7 @@ from torch.fx import Node
 
 from arm.ops.common.elementwise import annotate_binary, binary_support, lower_add_sub
 from arm.ops.common.integer_arithmetic import integer_support, is_integer_arithmetic, lower_integer_binary
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, in_float_type, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
@@ -32,6 +32,10 @@ def subtract(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return x - y
 
 
+def subtract_with_alpha(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.sub(x, y, alpha=5)
+
+
 def subtract_scalar(x: torch.Tensor) -> torch.Tensor:
     return x - 0.75
 
@@ -46,6 +50,10 @@ TEST_CASES = {
     "broadcast_rank": OpTestCase(FunctionModule(subtract), random_inputs(2, (4, 64), (64,))),
     "scalar": OpTestCase(FunctionModule(subtract_scalar), random_inputs(3, (1, 4, 8, 8))),
     "scalar_minus": OpTestCase(FunctionModule(scalar_minus), random_inputs(4, (2, 3, 10))),
+    # x - alpha * y in float16: alpha * y rounded to float16, then the SUB; FP only.
+    "alpha_float16": in_float_type(
+        OpTestCase(FunctionModule(subtract_with_alpha), random_inputs(5, (3, 8), (3, 8))), torch.float16
+    ),
 }
 
 OP = ArmOp(

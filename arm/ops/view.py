@@ -8,7 +8,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import first_reason, profile_reason, rank_reason
+from arm.ops.common.support import first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -19,7 +19,7 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        profile_reason(node, spec, [x]),
+        movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
         rank_reason(node, shape_of(node)),
     )

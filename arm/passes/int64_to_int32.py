@@ -166,10 +166,33 @@ def _narrow_result(program: ExportedProgram, node: Node) -> None:
     with graph.inserting_after(node):
         cast = graph.call_function(_CAST, (node,), {"dtype": torch.int64})
     cast.meta["val"] = node.meta["val"].to(torch.int64)
-    for user in users:
-        user.replace_input_with(node, cast)
     # A program output (argmax's indices) is now the cast's result: the signature names it so.
+    _rename_output(program, node.name, cast.name)
+    for user in users:
+        if _is_cast_to_int32(user):
+            # The model's own cast of the int64 result to int32 (argmax(x).to(torch.int32)): the narrowed
+            # result already is that, so the round trip int32 -> int64 -> int32 goes, and no cast stays on
+            # the CPU between two delegated ops.
+            _replace_in_program(program, user, node)
+        else:
+            user.replace_input_with(node, cast)
+    if not cast.users:
+        graph.erase_node(cast)
+
+
+def _is_cast_to_int32(node: Node) -> bool:
+    value = node.meta.get("val")
+    return node.target == _CAST and isinstance(value, torch.Tensor) and value.dtype == torch.int32
+
+
+def _replace_in_program(program: ExportedProgram, old: Node, new: Node) -> None:
+    old.replace_all_uses_with(new)
+    _rename_output(program, old.name, new.name)
+    program.graph_module.graph.erase_node(old)
+
+
+def _rename_output(program: ExportedProgram, old: str, new: str) -> None:
     for spec in program.graph_signature.output_specs:
-        if isinstance(spec.arg, TensorArgument) and spec.arg.name == node.name:
-            spec.arg = TensorArgument(name=cast.name)
+        if isinstance(spec.arg, TensorArgument) and spec.arg.name == old:
+            spec.arg = TensorArgument(name=new)
 

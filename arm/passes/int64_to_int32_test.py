@@ -78,3 +78,29 @@ def test_without_consumers_nothing_changes() -> None:
     before = str(program.graph)
     assert narrow_int64(program, lambda node: False).narrowed == []
     assert str(program.graph) == before
+
+
+class _ArgmaxAsInt32(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        index = x.argmax(dim=1)
+        return index.to(torch.int32), index * 2
+
+
+def test_a_cast_of_the_narrowed_result_to_int32_goes() -> None:
+    """argmax(x).to(int32): the narrowed argmax is the program's int32 output itself, with no cast
+    through int64 and back; the other reader still gets the int64 result."""
+    inputs = (torch.tensor([[0.5, 3.0, -1.0], [2.0, 0.0, 7.0]]),)
+    program = to_edge(torch.export.export(_ArgmaxAsInt32(), inputs)).exported_program()
+    expected = program.module()(*inputs)
+
+    narrow_int64(program, lambda node: "argmax" in str(node.target))
+
+    casts = [node for node in program.graph.nodes if "_to_dim_order_copy" in str(node.target)]
+    assert [node.meta["val"].dtype for node in casts] == [torch.int64]  # the one back to int64, for the mul
+    (argmax,) = [node for node in program.graph.nodes if "argmax" in str(node.target)]
+    (output,) = program.graph.find_nodes(op="output")
+    assert output.args[0][0] is argmax and argmax.meta["val"].dtype == torch.int32
+    # Run eagerly, the edge argmax still returns int64 (the delegate's lowering writes the int32 its
+    # value now says): the values are compared.
+    for got, want in zip(program.module()(*inputs), expected, strict=True):
+        torch.testing.assert_close(got.to(want.dtype), want)

@@ -183,6 +183,9 @@ class TosaGraph:
                     written.add(name)
             serializer.addOperator(operator.op, operator.inputs, operator.outputs, operator.attribute)
         for name in self.outputs:
+            if name not in written:  # a constant no operator reads (a partition that only creates it)
+                _write_tensor(serializer, block, self.tensors[name])
+                written.add(name)
             serializer.addOutputTensor(block.tensors[name])
         return bytes(serializer.serialize())
 

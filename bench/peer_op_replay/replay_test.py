@@ -97,6 +97,33 @@ def test_replay_checks_numbers_against_the_eager_module(target, module, outcome)
     assert (verdict.outcome, verdict.numbers_checked) == (outcome, True), verdict.detail
 
 
+class _LeakyInPlace(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.leaky_relu(x, 0.1, inplace=True)
+
+
+def _bfloat16_conv() -> torch.nn.Module:
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        return torch.nn.Conv2d(3, 4, 3, padding=1).to(torch.bfloat16).eval()
+
+
+@pytest.mark.parametrize(
+    "module, data, extensions",
+    # bfloat16 through the whole-program oracle, compared exactly: PyTorch rounds sum + bias once, as the
+    # lowering must (TOSA's own half-type CONV2D rounds before adding the bias, an ulp off in a third).
+    [(_bfloat16_conv(), torch.randn(1, 3, 6, 6).to(torch.bfloat16), ("bf16",)),
+     # An input the module writes in place is a program output ahead of its result: both compared.
+     (_LeakyInPlace(), torch.randn(1, 2, 4, 4), ())],
+    ids=["bfloat16_conv_exact", "in_place_input"],
+)  # fmt: skip
+def test_replay_compares_bfloat16_and_written_inputs(module, data, extensions):
+    request = ReplayRequest("replay_test", "tosa_FP", module, (data,), tosa_extensions=extensions,
+                            tolerance=Tolerance(atol=0.0, rtol=0.0, qtol=0))  # fmt: skip
+    verdict = replay(request, timeout_s=300)
+    assert (verdict.outcome, verdict.numbers_checked) == ("pass", True), verdict.detail
+
+
 def test_smoke_replay_of_one_peer_test_file(tmp_path):
     """The whole instrument on the peer's test_abs.py, one fixed-seed case per TOSA target: the peer's
     pipelines are replaced, the cases compile with our flow, and both are delegated with the right numbers."""

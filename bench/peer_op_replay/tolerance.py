@@ -25,10 +25,16 @@ def output_scales(quantized: torch.fx.GraphModule | None, count: int) -> list[fl
     return (scales + [0.0] * count)[:count]
 
 
+def _comparable(array: np.ndarray) -> np.ndarray:
+    """The array as numpy computes with it: bfloat16 (an ml_dtypes type) widened to float32, exactly."""
+    array = np.asarray(array)
+    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array
+
+
 def compare_output(got: np.ndarray, want: np.ndarray, tolerance: Tolerance, scale: float, index: int) -> str | None:
     """None when ``got`` is within the peer's tolerance of ``want``; otherwise what is off, and how far."""
-    got = np.asarray(got)
-    want = np.asarray(want)
+    got = _comparable(got)
+    want = _comparable(want)
     if got.shape != want.shape:
         if got.size != want.size:
             return f"output {index}: shape {got.shape}, expected {want.shape}"

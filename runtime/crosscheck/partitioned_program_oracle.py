@@ -31,6 +31,7 @@ import pathlib
 import sys
 from typing import Sequence
 
+import ml_dtypes
 import numpy as np
 from executorch.exir._serialize._program import PTEFile, deserialize_pte_binary, serialize_pte_binary
 from executorch.exir.schema import Chain, DelegateCall, ExecutionPlan, Instruction, KernelCall, Tensor, TensorList
@@ -41,11 +42,13 @@ _NUMPY_TYPES = {
     2: np.int16,
     3: np.int32,
     4: np.int64,
-    5: np.float16,  # ScalarType.HALF (bfloat16, 15, has no numpy type torch.from_numpy takes)
+    5: np.float16,  # ScalarType.HALF
     6: np.float32,
     7: np.float64,
     11: np.bool_,
+    15: ml_dtypes.bfloat16,  # ScalarType.BFLOAT16: numpy knows it through ml_dtypes, torch.from_numpy does not
 }
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 # Ids of delegates lowered to a TOSA graph, whose .tosa arm_pte writes beside the .pte.
 _TOSA_LOWERED_BACKENDS = ("EthosUBackend", "TOSABackend", "VgfBackend")
@@ -247,10 +250,10 @@ class PartitionedProgramOracle:
         method = self._executorch().load_program(run.program).load_method("forward")
         # Inputs are copied into planned memory in order; where two touched tensors share bytes, both carry
         # the image's same bytes, so the order does not matter.
-        outputs = method.execute([torch.from_numpy(image.read(tensor)) for tensor in run.tensors])
+        outputs = method.execute([_to_torch(image.read(tensor)) for tensor in run.tensors])
         # Every output reads the memory's final state, so writing them back in any order gives that state.
         for tensor, output in zip(run.tensors, outputs, strict=True):
-            image.write(tensor, output.numpy())
+            image.write(tensor, _to_numpy(output))
 
     def _run_on_reference_model(self, run: DelegateRun, image: MemoryImage) -> None:
         from arm.ethosu.npu_model.oracle import reference_outputs
@@ -284,11 +287,28 @@ class PartitionedProgramOracle:
         return self._runtime
 
 
+def _to_torch(array: np.ndarray):
+    """A torch tensor of the array's bytes (bfloat16 through its bits: torch.from_numpy has no bfloat16)."""
+    import torch
+
+    if array.dtype == _BFLOAT16:
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+def _to_numpy(tensor) -> np.ndarray:
+    import torch
+
+    if tensor.dtype == torch.bfloat16:
+        return tensor.contiguous().view(torch.int16).numpy().view(_BFLOAT16)
+    return tensor.numpy()
+
+
 def seeded_inputs(tensors: Sequence[PlannedTensor], seed: int, int_high: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     inputs = []
     for tensor in tensors:
-        if np.issubdtype(tensor.dtype, np.floating):
+        if np.issubdtype(tensor.dtype, np.floating) or tensor.dtype == _BFLOAT16:
             inputs.append(rng.uniform(-1, 1, tensor.sizes).astype(tensor.dtype))
         elif tensor.dtype == np.bool_:
             inputs.append(rng.integers(0, 2, tensor.sizes).astype(np.bool_))

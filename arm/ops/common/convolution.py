@@ -16,6 +16,7 @@ from torch.fx import Node
 
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import INT48, TosaValue, concat, reshape, slice_tensor, tosa_dtype
 from arm.tosa.rescale import from_int32
@@ -83,6 +84,9 @@ def emit_convolution(
     """
     out_channels = output_shape_nhwc[-1]
     values = weights.values
+    if ctx.spec.is_fp and _rounds_bias_twice(input_nhwc.dtype, weights.bias):
+        return _in_float32(ctx, node, name=name, input_nhwc=input_nhwc, weights=weights, geometry=geometry,
+                           output_shape_nhwc=output_shape_nhwc)  # fmt: skip
     if ctx.spec.is_fp:
         # Float16 and bfloat16 convolutions keep their type for weights, bias and output and accumulate
         # in float32 (TOSA 1.0 allows that accumulator for both; bfloat16 has no other).
@@ -142,6 +146,38 @@ def emit_convolution(
         accumulator_scales=accumulator_scales[:1] if per_tensor else accumulator_scales,
         output=ctx.output_qparams(node),
     )
+
+
+def _rounds_bias_twice(float_type: np.dtype, bias: np.ndarray | None) -> bool:
+    """Whether a half-type convolution would round twice: TOSA rounds the float32 accumulator to the
+    output type and adds the bias in that type (the reference model's float16/bfloat16 CONV2D is
+    round(round(sum) + bias)), where PyTorch rounds sum + bias once, a unit in the last place apart in
+    about a third of a bfloat16 3x3x3 convolution's outputs."""
+    return float_type != np.float32 and bias is not None and bool(np.any(bias != 0))
+
+
+def _in_float32(
+    ctx: LoweringContext,
+    node: Node,
+    *,
+    name: str,
+    input_nhwc: TosaValue,
+    weights: ConvWeights,
+    geometry: ConvGeometry,
+    output_shape_nhwc: tuple[int, ...],
+) -> TosaValue:
+    """The convolution of a half-type input with a bias, computed in float32 and rounded once: the
+    input CAST up (exact), float32 weights and bias (the half-type values, exact), and the result CAST
+    back to the input's type."""
+    wide = cast(ctx.graph, input_nhwc, np.dtype(np.float32), name=f"{name}_float32_input")
+    float32_weights = dataclasses.replace(
+        weights,
+        values=weights.values.astype(input_nhwc.dtype).astype(np.float32),
+        bias=weights.bias.astype(input_nhwc.dtype).astype(np.float32),
+    )
+    result = emit_convolution(ctx, node, name=f"{name}_float32", input_nhwc=wide, weights=float32_weights,
+                              geometry=geometry, output_shape_nhwc=output_shape_nhwc)  # fmt: skip
+    return cast(ctx.graph, result, input_nhwc.dtype, name=name)
 
 
 def _tosa_weight_layout(weights: np.ndarray, depthwise: bool, in_channels: int) -> np.ndarray:

@@ -26,7 +26,9 @@ def binary_support(node: Node, spec: TosaSpecification) -> str | None:
     alpha = node.kwargs.get("alpha", 1)
     return first_reason(
         profile_reason(node, spec),
-        None if alpha == 1 else f"{describe(node)}: alpha={alpha} is not supported; scale the operand instead",
+        None
+        if alpha == 1 or spec.is_fp
+        else f"{describe(node)}: alpha={alpha} is lowered in the FP profile only; scale the operand instead",
         None if len(tensor_args(node)) == 2 else f"{describe(node)}: expected two tensor operands",
         rank_reason(node, shape_of(node)),
     )
@@ -72,6 +74,9 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     """ADD/SUB; in the INT profile both int8 operands move to one int32 grid, the result back to int8."""
     lhs, rhs = operands(node, ctx)
     shape = shape_of(node)
+    alpha = node.kwargs.get("alpha", 1)
+    if ctx.spec.is_fp and alpha != 1:
+        return _with_alpha(ctx, node, op, set_attribute, lhs, rhs, float(alpha))
     if ctx.spec.is_fp:
         return emit(ctx, op, set_attribute, [lhs, rhs], name=node.name, shape=shape, dtype=lhs.dtype)
     # The int32 grid is 2**-20 (int16: 2**-15) of twice the larger input step: exact for both inputs,
@@ -84,3 +89,23 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     return from_int32(
         ctx.graph, result32, name=node.name, accumulator_scales=[common_scale], output=ctx.output_qparams(node)
     )
+
+
+def _with_alpha(
+    ctx: LoweringContext,
+    node: Node,
+    op: ts.Op,
+    set_attribute: AttributeSetter,
+    lhs: TosaValue,
+    rhs: TosaValue,
+    alpha: float,
+) -> TosaValue:
+    """``lhs op alpha * rhs`` (add/sub with alpha): a MUL by alpha, then the ADD/SUB, both in the operands'
+    type. For float16/bfloat16 that is how PyTorch's CPU kernel computes a short tensor (alpha * b
+    rounded to the half type, then the sum rounded once); its vectorized path for long ones fuses the
+    two in float32 and can differ by an ulp either way."""
+    factor = ctx.graph.add_const(f"{node.name}_alpha", np.full((1,) * rhs.rank, alpha, dtype=rhs.dtype))
+    shift = ctx.graph.add_scalar_const(f"{node.name}_alpha_shift", 0, np.int8)
+    scaled = emit(ctx, ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [rhs, factor, shift],
+                  name=f"{node.name}_scaled", shape=rhs.shape, dtype=rhs.dtype)  # fmt: skip
+    return emit(ctx, op, set_attribute, [lhs, scaled], name=node.name, shape=shape_of(node), dtype=lhs.dtype)

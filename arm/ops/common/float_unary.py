@@ -31,10 +31,13 @@ from arm.ops.common import registry
 from arm.ops.common.table import INT16_TABLE_MAX_ERROR_STEPS, function_table, int16_table_error_steps
 from arm.ops.common.unary import annotate_unary, on_float32, unary_support
 from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import QParams, is_dequantize, output_quantize
 from arm.tosa.specification import TosaSpecification
+
+_FLOAT32 = np.dtype(np.float32)
 
 # (m, x, *scalar_args, **kwargs) -> the result: the FP form of the op.
 Formula = Callable[..., TosaValue]
@@ -87,8 +90,16 @@ class FloatFunction:
         if ctx.spec.is_int:
             return lower_node_table(node, ctx)
         x = ctx.value(node.args[0])
-        math = FloatMath(ctx, node.name, len(shape_of(node)), x.dtype)
-        return self.formula(math, x, *node.args[1:], **node.kwargs)
+        if x.dtype == _FLOAT32:
+            math = FloatMath(ctx, node.name, len(shape_of(node)), x.dtype)
+            return self.formula(math, x, *node.args[1:], **node.kwargs)
+        # float16/bfloat16: the formula in float32 and one rounding at the end, as PyTorch computes these
+        # functions for the half types; a formula of several operators in the half type rounds after each
+        # (x ** -3 in bfloat16 was 4 units off at 1000, beyond the peer's tolerance).
+        wide = cast(ctx.graph, x, _FLOAT32, name=f"{node.name}_float32_input")
+        math = FloatMath(ctx, f"{node.name}_float32", len(shape_of(node)), _FLOAT32)
+        result = self.formula(math, wide, *node.args[1:], **node.kwargs)
+        return cast(ctx.graph, result, x.dtype, name=node.name)
 
 
 def _int16_table_reason(node: Node, spec: TosaSpecification) -> str | None:

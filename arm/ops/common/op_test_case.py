@@ -59,6 +59,11 @@ class OpTestCase:
 HALF_TARGETS = ("tosa_FP", "vgf_FP")
 
 
+# Bool data movement (a mask sliced or expanded) runs on the float targets; the INT targets' movement
+# lowerings requantize, so a bool-only model has nothing they quantize.
+BOOL_MOVEMENT_TARGETS = ("tosa_FP", "vgf_FP")
+
+
 def in_float_type(case: OpTestCase, dtype: torch.dtype) -> OpTestCase:
     """``case`` with its module and inputs in ``dtype`` (float16 or bfloat16), checked against PyTorch's
     own result in that type. float16 is delegated on both float targets; bfloat16 on tosa_FP with the

@@ -12,7 +12,7 @@ from typing import Sequence
 import tosa_serializer as ts
 from torch.fx import Node
 
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -24,7 +24,7 @@ from arm.tosa.specification import TosaSpecification
 def tile_support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        profile_reason(node, spec, [x]),
+        movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
         f"{describe(node)}: the input {shape_of(x)} has more dims than the output {shape_of(node)}"
         if len(shape_of(x)) > len(shape_of(node))
@@ -50,5 +50,23 @@ def lower_tile(node: Node, ctx: LoweringContext, multiples: Sequence[int]) -> To
     attribute = ts.TosaSerializerAttribute()
     attribute.TileAttribute()
     multiples_name = ctx.graph.add_shape_const(f"{node.name}_multiples", multiples)
+    ctx.graph.add_op(ts.Op.TILE, [value, multiples_name], [output], attribute)
+    return output
+
+
+def broadcast_value(ctx: LoweringContext, value: TosaValue, shape: Sequence[int], *, name: str) -> TosaValue:
+    """``value`` broadcast to ``shape`` as PyTorch broadcasts (leading 1s added, size-1 dims repeated):
+    a RESHAPE and one TILE, for operators that take no broadcast operand (SCATTER's values)."""
+    shape = tuple(shape)
+    if value.shape == shape:
+        return value
+    ranked = (1,) * (len(shape) - value.rank) + tuple(value.shape)
+    if ranked != value.shape:
+        value = reshape(ctx.graph, value, ranked, name=f"{name}_ranked")
+    multiples = [extent if size == 1 else 1 for size, extent in zip(ranked, shape)]
+    output = ctx.graph.add_tensor(name, shape, value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TileAttribute()
+    multiples_name = ctx.graph.add_shape_const(f"{name}_multiples", multiples)
     ctx.graph.add_op(ts.Op.TILE, [value, multiples_name], [output], attribute)
     return output
