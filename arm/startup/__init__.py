@@ -8,11 +8,12 @@
 
 from __future__ import annotations
 
-from arm.startup import edge_dialect_table, garbage_collection
+from arm.startup import auto_functionalized_pass, edge_dialect_table, garbage_collection
 
 
 def begin() -> None:
     garbage_collection.pause()
+    auto_functionalized_pass.install()
     edge_dialect_table.import_executorch()
 
 
