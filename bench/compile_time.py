@@ -97,13 +97,38 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _process_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a running process (Linux /proc); NaN elsewhere."""
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat after the command name (so fields[1] is the parent's pid), or None if it is gone."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
+        return None
+
+
+def _process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process and its children, live or waited for (Linux
+    /proc); NaN elsewhere. The worker's Vela server (arm/ethosu/vela_process.py) runs each request's
+    Vela compile: it lives as long as the worker, so its time is counted from its own stat."""
+    fields = _stat_fields(pid)
+    if fields is None:
         return math.nan
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    ticks = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+    for child in _children(pid):
+        child_fields = _stat_fields(child)
+        if child_fields is not None:
+            ticks += sum(int(field) for field in child_fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    """Live direct children of ``pid`` (the worker starts its Vela server and nothing else)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None and fields[1] == str(pid):
+                children.append(int(entry.name))
+    return children
 
 
 def _timed_run(command: list[str], workdir: Path) -> tuple[float, float]:

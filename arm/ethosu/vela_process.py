@@ -12,6 +12,7 @@ TOSA lowering by ``warm_up``), and a request then costs a line each way on a pip
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -25,6 +26,8 @@ from pathlib import Path
 
 SERVER_MODULE = "arm.ethosu.vela_server"
 _STARTUP_LOG_TAIL = 2000
+# A server between requests exits at once when its stdin closes; one that does not is killed.
+_CLOSE_TIMEOUT_S = 30.0
 
 
 class VelaProcessDied(RuntimeError):
@@ -76,12 +79,17 @@ class VelaProcess:
             return json.loads(line)
 
     def close(self) -> None:
-        """Ends the server (it exits when its stdin closes)."""
+        """Ends the server (it exits when its stdin closes) and waits for it: a process that exits
+        after this has its server's CPU time in its own children's (what /usr/bin/time and
+        bench.compile_time count), where an orphaned server's would be counted nowhere."""
         with self._lock:
             if self._server is not None:
                 assert self._server.stdin is not None
                 self._server.stdin.close()
-                self._server.wait()
+                try:
+                    self._server.wait(timeout=_CLOSE_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    self._server.kill()
                 self._forget()
 
     def _ensure_started(self) -> subprocess.Popen[bytes]:
@@ -166,9 +174,11 @@ _shared_lock = threading.Lock()
 
 
 def shared() -> VelaProcess:
-    """This process's Vela server (one for every compile the process makes)."""
+    """This process's Vela server (one for every compile the process makes), ended when this process
+    exits."""
     global _shared
     with _shared_lock:
         if _shared is None:
             _shared = VelaProcess()
+            atexit.register(_shared.close)
         return _shared

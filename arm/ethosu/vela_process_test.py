@@ -101,3 +101,32 @@ def test_the_real_server_compiles_the_graph_the_faulty_one_dies_on(tmp_path: Pat
         assert server.run(["--no-such-flag"], tmp_path / "flag.log", timeout_s=120) == {"rejected_arguments": True}
     finally:
         server.close()
+
+
+# atexit runs its handlers last-registered first: one registered before shared() runs after the
+# shared server's close, and finds the server already waited for (so its CPU time is this process's
+# children's, which /usr/bin/time and bench.compile_time count).
+_EXIT_CHECK = """
+import atexit, os
+from arm.ethosu import vela_process
+pids = []
+def server_gone():
+    try:
+        os.kill(pids[0], 0)
+    except ProcessLookupError:
+        print("server gone", flush=True)
+    else:
+        print("server still running", flush=True)
+atexit.register(server_gone)
+vela_process.shared().warm_up()
+pids.append(vela_process.shared()._server.pid)
+"""
+
+
+def test_the_shared_server_is_waited_for_when_the_process_exits() -> None:
+    import subprocess
+    import sys
+
+    completed = subprocess.run([sys.executable, "-c", _EXIT_CHECK], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "server gone"

@@ -12,7 +12,6 @@ from torchao.quantization.pt2e import (
     MinMaxObserver,
     MovingAverageMinMaxObserver,
     ObserverOrFakeQuantize,
-    PerChannelMinMaxObserver,
 )
 from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
@@ -25,6 +24,7 @@ _MIN_SCALE = 2**-16
 _INT32 = torch.iinfo(torch.int32)
 
 from arm.quantizer.tail_clipping_observer import TailClippingObserver
+from arm.quantizer.weight_observers import PerChannelWeightObserver, PerTensorWeightObserver
 
 ActivationObserver = Literal["tail_clipping", "minmax", "moving_average", "histogram"]
 
@@ -148,7 +148,7 @@ def _activation_observer(name: str) -> type[ObserverOrFakeQuantize]:
 
 def _int8_weight_spec(is_per_channel: bool, bits: int = 8) -> QuantizationSpec:
     """Symmetric weights in [-(2**(bits-1) - 1), 2**(bits-1) - 1], stored as int8."""
-    weight_observer = PerChannelMinMaxObserver if is_per_channel else MinMaxObserver
+    weight_observer = PerChannelWeightObserver if is_per_channel else PerTensorWeightObserver
     limit = (1 << (bits - 1)) - 1
     return QuantizationSpec(
         dtype=torch.int8,

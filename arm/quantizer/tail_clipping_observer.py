@@ -25,6 +25,7 @@ squeeze-and-excitation vectors) are never clipped: no value is rare there.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import torch
@@ -71,10 +72,10 @@ class _Tail:
         # batch's search; until it rests on _SETTLED values, batches keep everything beyond half the extreme.
         return self.edge(outside, extreme) if outside >= _SETTLED else None
 
-    def add(self, values: torch.Tensor, extreme: float, count: int, tail_fraction: float) -> None:
+    def add(self, rows: _Rows, extreme: float, count: int, tail_fraction: float) -> None:
         threshold = self.threshold(extreme)
         self.floor = max(self.floor, threshold)
-        selected = _beyond(values, threshold, self.sign)
+        selected = _beyond(rows, threshold, self.sign)
         self.candidates.append(selected)
         self.kept += selected.numel()
         if self.kept > _PRUNE_AT:
@@ -100,25 +101,56 @@ class _Tail:
         return max(float(torch.topk(values, outside + 1).values[-1]), self.floor)
 
 
-def _beyond(values: torch.Tensor, threshold: float, sign: float) -> torch.Tensor:
+@dataclasses.dataclass(frozen=True)
+class _Rows:
+    """One batch's values as rows of _ROW (and the few left over), with each row's extremes.
+
+    One row-wise minimum and maximum (each a fraction of MinMax's global aminmax) give everything a batch
+    needs: the batch's minimum and maximum, whether it is all finite, and which rows to search for
+    each side's tail. Before, MinMax's pass, an isfinite pass with its all(), and a row-extreme pass per
+    side read every value four or five times (60% of MobileNetV2's calibration).
+    """
+
+    rows: torch.Tensor  # (n, _ROW) view of the values
+    remainder: torch.Tensor  # the last numel % _ROW values
+    row_min: torch.Tensor
+    row_max: torch.Tensor
+    minimum: torch.Tensor  # 0-d: exactly torch.aminmax(values)[0], NaN if any value is NaN
+    maximum: torch.Tensor
+
+    @staticmethod
+    def of(values: torch.Tensor) -> _Rows:
+        whole = values.numel() // _ROW * _ROW
+        rows = values[:whole].view(-1, _ROW)
+        remainder = values[whole:]
+        # amin and amax along rows of 64 are each a fraction of a global aminmax; aminmax along rows
+        # takes torch's slow reduction path.
+        row_min, row_max = (rows.amin(dim=1), rows.amax(dim=1)) if whole else (remainder[:0], remainder[:0])
+        # max and min propagate NaN, so a NaN anywhere makes these NaN (and _finite then filters).
+        minimum, maximum = torch.aminmax(torch.cat([row_min, row_max, remainder]))
+        return _Rows(rows, remainder, row_min, row_max, minimum, maximum)
+
+    @property
+    def finite(self) -> bool:
+        return math.isfinite(float(self.minimum)) and math.isfinite(float(self.maximum))
+
+
+def _beyond(rows: _Rows, threshold: float, sign: float) -> torch.Tensor:
     """The magnitudes of the values beyond ``threshold`` on the ``sign`` side of zero.
 
     A boolean mask over every value costs many times MinMax's pass; most rows of _ROW values hold
-    nothing beyond the threshold, and their extremes are found at MinMax's speed.
+    nothing beyond the threshold, and their extremes come from the batch's one row-wise pass.
     """
-    whole = values.numel() // _ROW * _ROW
-    rows = values[:whole].view(-1, _ROW)
-    extremes = rows.amax(dim=1) if sign > 0 else rows.amin(dim=1)
-    hot = rows[extremes * sign > threshold].reshape(-1)
-    found = torch.cat([hot, values[whole:]]) * sign
+    hot_rows = rows.row_max > threshold if sign > 0 else rows.row_min < -threshold
+    hot = rows.rows[hot_rows].reshape(-1)
+    found = torch.cat([hot, rows.remainder]) * sign
     return found[found > threshold]
 
 
 def _finite(values: torch.Tensor) -> torch.Tensor:
     """The finite values: NaN and +-inf have no place on an integer grid (the grid's ends stand for
     infinities, and a NaN, e.g. a softmax row whose keys are all masked, would make the range NaN)."""
-    finite = torch.isfinite(values)
-    return values if bool(finite.all()) else values[finite]
+    return values[torch.isfinite(values)]
 
 
 class TailClippingObserver(MinMaxObserver):
@@ -137,16 +169,22 @@ class TailClippingObserver(MinMaxObserver):
         self._low = _Tail(sign=-1.0)
 
     def forward(self, x_orig: torch.Tensor) -> torch.Tensor:
-        values = _finite(x_orig.detach().reshape(-1).to(self.min_val.dtype))
-        if values.numel() == 0:
+        values = x_orig.detach().reshape(-1).to(self.min_val.dtype)
+        rows = _Rows.of(values) if values.numel() else None
+        if rows is not None and not rows.finite:
+            values = _finite(values)
+            rows = _Rows.of(values) if values.numel() else None
+        if rows is None:
             return x_orig
-        super().forward(values)
+        # MinMaxObserver.forward's update, on the extremes the row pass already found (the same values).
+        self.min_val.copy_(torch.min(rows.minimum, self.min_val))
+        self.max_val.copy_(torch.max(rows.maximum, self.max_val))
         self.count += values.numel()
         high, low = float(self.max_val), -float(self.min_val)
         if high > 0:
-            self._high.add(values, high, self.count, self.tail_fraction)
+            self._high.add(rows, high, self.count, self.tail_fraction)
         if low > 0:
-            self._low.add(values, low, self.count, self.tail_fraction)
+            self._low.add(rows, low, self.count, self.tail_fraction)
         return x_orig
 
     @torch.jit.export

@@ -8,6 +8,8 @@ import math
 import pytest
 import torch
 
+from torchao.quantization.pt2e import MinMaxObserver
+
 from arm.quantizer.tail_clipping_observer import TailClippingObserver
 
 torch.set_num_threads(1)
@@ -137,3 +139,15 @@ def test_a_tensor_with_no_finite_value_leaves_the_observer_untouched() -> None:
     observer(torch.tensor([-1.0, 2.0]))
     low, high = _range(observer)
     assert abs(low + 1.0) <= _step(-1.0, 2.0) and abs(high - 2.0) <= _step(-1.0, 2.0)
+
+
+def test_the_range_before_clipping_is_minmax_exactly() -> None:
+    """The row pass's minimum and maximum are MinMax's (the oracle), whatever the length: fewer values
+    than a row, a partial last row, whole rows."""
+    generator = torch.Generator().manual_seed(6)
+    batches = [torch.randn(length, generator=generator) * 3 for length in (5, 64, 1000, 4096 + 17)]
+    observer, oracle = TailClippingObserver(**_INT8), MinMaxObserver(**_INT8)
+    for batch in batches:
+        observer(batch)
+        oracle(batch)
+        assert float(observer.min_val) == float(oracle.min_val) and float(observer.max_val) == float(oracle.max_val)
