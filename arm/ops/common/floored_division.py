@@ -49,6 +49,7 @@ TorchDivision = Callable[[torch.Tensor, "torch.Tensor | float"], torch.Tensor]
 # The steps' ratio sa / sb as P / Q with P, Q <= 2**22: an int8 code less its zero point is at most 255
 # in size, so A * P and B * Q stay below 2**30, and the remainder A P - B Q q below 2**31.
 _RATIO_BITS = 22
+_ZERO_DIVISOR_QUOTIENT = 1 << 30
 
 
 def floored_quotient(m: FloatMath, a: Operand, b: Operand) -> TosaValue:
@@ -150,11 +151,16 @@ def _lower_quantized_tensors(node: Node, ctx: LoweringContext, *, rounding: str,
     codes_a = to_int32(ctx.graph, a, name=f"{node.name}_dividend_int32", scale=1.0)
     codes_b = to_int32(ctx.graph, b, name=f"{node.name}_divisor_int32", scale=1.0)
     ops = Int32Ops(ctx, node.name, rank)
-    # A divisor at its zero point is a real 0, where INTDIV is undefined: divide by one code instead.
-    # PyTorch's quotient is infinite there, which the output grid saturates as it does this large one.
-    is_zero = ops.sub(ops.constant(1), ops.minimum(ops.mul(codes_b, codes_b), 1))
     p, q = _ratio(a.qparams.scale / b.qparams.scale)
-    division = divide_int32(ops, ops.mul(codes_a, p), ops.mul(ops.add(codes_b, is_zero), q), rounding=rounding)
+    # A divisor at its zero point is a real 0, where INTDIV is undefined and PyTorch's quotient infinite,
+    # which the output grid saturates. There the division is +-2**30 / 1 instead (the sign of a; 0 / 1
+    # for 0 / 0), as far beyond any output grid's end as int32 allows.
+    nonzero = ops.minimum(ops.mul(codes_b, codes_b), 1)
+    is_zero = ops.sub(ops.constant(1), nonzero)
+    infinite = ops.mul(ops.mul(ops.sign(codes_a), is_zero), _ZERO_DIVISOR_QUOTIENT)
+    dividend = ops.add(ops.mul(ops.mul(codes_a, p), nonzero), infinite)
+    divisor = ops.add(ops.mul(codes_b, q), is_zero)
+    division = divide_int32(ops, dividend, divisor, rounding=rounding)
     output = ctx.output_qparams(node)
     if remainder:
         return from_int32(ctx.graph, division.remainder, name=node.name, accumulator_scales=[a.qparams.scale / p], output=output)
