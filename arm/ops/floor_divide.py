@@ -1,6 +1,8 @@
 """aten.floor_divide (edge: div.Tensor_mode with rounding_mode='floor') -> floored quotient (see
 common/floored_division.py): FP a * RECIPROCAL(b), FLOOR and a one-step correction; INT one TABLE
-when the divisor is a number.
+when the divisor is a number, INTDIV on the codes and a floor correction when it is a tensor (TOSA INT
+and the U85). Integer tensors (``torch.div(a, b, rounding_mode='floor')`` on int8, int16 or int32) are
+INTDIV with the same correction ('trunc': INTDIV alone), in the INT profile, also on the U85.
 
 div.Tensor_mode's other modes share the node: rounding_mode=None (``torch.div(x, 2, rounding_mode=None)``)
 is a true division, FP a * RECIPROCAL(b); in INT, by a number, every mode is one TABLE of the node's
@@ -19,13 +21,17 @@ from arm.ops.common import floored_division
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.float_unary import on_int8_grid
-from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.integer_arithmetic import is_integer_arithmetic
+from arm.ops.common.op_test_case import HALF_TARGETS, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
 
-_INT_TARGETS = ("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
+# Two tensors (quantized or integer) need INTDIV, which Vela does not run on the U55; the FP
+# profile has no integer arithmetic.
+_NO_INTDIV = ("u55_INT",)
+_NO_INTEGER_DIVISION = ("tosa_FP", "u55_INT", "vgf_FP")
 
 
 def _mode(node: Node) -> str | None:
@@ -37,8 +43,15 @@ def _mode(node: Node) -> str | None:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     mode = _mode(node)
+    if is_integer_arithmetic(node):
+        return floored_division.support(node, spec)
     if mode == "trunc" and spec.is_fp:
         return f"{describe(node)}: rounding_mode='trunc' is not lowered in {spec} (only None and 'floor')"
+    if mode is None and spec.is_int and floored_division.is_tensor_divisor(node.args[1]):
+        return (
+            f"{describe(node)}: rounding_mode=None by the tensor {node.args[1].name} is a true division, which "
+            f"{spec} lowers as aten.div (x / y), not as div.Tensor_mode; it runs on the CPU"
+        )
     return first_reason(floored_division.support(node, spec))
 
 
@@ -50,7 +63,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     mode = _mode(node)
     formula = _true_quotient if mode is None else floored_division.floored_quotient
     division = functools.partial(_divide, mode=mode)
-    return floored_division.lower(node, ctx, formula=formula, division=division)
+    rounding = "trunc" if mode == "trunc" else "floor"
+    return floored_division.lower(node, ctx, formula=formula, division=division, rounding=rounding)
 
 
 def _divide(tensor: torch.Tensor, divisor: float, *, mode: str | None) -> torch.Tensor:
@@ -75,6 +89,26 @@ def exact_quotients(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     return (torch.randint(-20, 20, (30,), generator=generator).to(torch.float32) * divisors, divisors)
 
 
+def integer_operands(seed: int, dtype: torch.dtype, shape: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Dividends up to +-1000 (an int8 or int16 one with the type's extremes), and nonzero divisors of
+    both signs, small ones (the floor correction is most often due) and -1: -128 // -1 wraps to -128.
+    (int32's -2**31 // -1 is no case: TOSA leaves an INTDIV result outside int32 unpredictable.)"""
+    generator = torch.Generator().manual_seed(seed)
+    info = torch.iinfo(dtype)
+    low, high = max(info.min, -1000), min(info.max, 1000)
+    dividend = torch.randint(low, high + 1, shape, generator=generator, dtype=dtype)
+    if info.bits < 32:
+        dividend.view(-1)[:2] = torch.tensor([info.min, info.max], dtype=dtype)
+    magnitude = torch.randint(1, 12, shape, generator=generator, dtype=dtype)
+    divisor = magnitude * (torch.randint(0, 2, shape, generator=generator, dtype=dtype) * 2 - 1)
+    divisor.view(-1)[:2] = -1
+    return dividend, divisor
+
+
+def truncated(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.div(x, y, rounding_mode="trunc")
+
+
 def halved(x: torch.Tensor) -> torch.Tensor:
     return torch.div(x, 2, rounding_mode=None)
 
@@ -83,17 +117,21 @@ def truncated_by_number(x: torch.Tensor) -> torch.Tensor:
     return torch.div(x, 0.6, rounding_mode="trunc")
 
 
-def signed_divisors(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    x, y = random_inputs(seed, (3, 20), (3, 20))
-    return 4.0 * x, torch.sign(y) * (0.5 + y.abs())
-
-
 TEST_CASES = {
     # On the int8 grid: an input a hair from a multiple of the divisor would quantize across it.
     "by_number": OpTestCase(FunctionModule(by_number), on_int8_grid(0, (1, 4, 8, 8), 0.0371)),
     "by_negative_number": OpTestCase(FunctionModule(by_negative_number), on_int8_grid(1, (3, 40), 0.0213)),
-    "tensors": OpTestCase(FunctionModule(torch.floor_divide), signed_divisors(2), cpu_targets=_INT_TARGETS),
-    "exact_quotients": OpTestCase(FunctionModule(torch.floor_divide), exact_quotients(3), cpu_targets=_INT_TARGETS),
+    # Two quantized tensors: INTDIV on the codes, the steps' ratio as P / Q, and the floor correction.
+    "tensors": OpTestCase(FunctionModule(torch.floor_divide), floored_division.on_grid_operands(2, (3, 20)), cpu_targets=_NO_INTDIV),
+    # The FP correction's case (off any int8 grid, so the INT targets would test the quantization).
+    "exact_quotients": OpTestCase(FunctionModule(torch.floor_divide), exact_quotients(3), targets=HALF_TARGETS),
+    # Integer data: INTDIV and the floor correction on int32; int8 through CASTs, wrapping -128 // -1.
+    "int32_tensors": OpTestCase(
+        FunctionModule(torch.floor_divide), integer_operands(6, torch.int32, (4, 16)), cpu_targets=_NO_INTEGER_DIVISION
+    ),
+    "int8_trunc": OpTestCase(
+        FunctionModule(truncated), integer_operands(7, torch.int8, (2, 24)), cpu_targets=_NO_INTEGER_DIVISION
+    ),
     # div.Tensor_mode with rounding_mode=None: a true division (FP a * RECIPROCAL(b), INT one TABLE).
     "mode_none_by_number": OpTestCase(FunctionModule(halved), random_inputs(4, (4, 8))),
     # 'trunc' by a number: one TABLE in INT; no FP formula.
@@ -107,7 +145,7 @@ OP = ArmOp(
     edge_targets=(exir_ops.edge.aten.div.Tensor_mode,),
     aten_targets=(torch.ops.aten.floor_divide.default, torch.ops.aten.div.Tensor_mode),
     support=support,
-    annotate=floored_division.annotate_dividend,
+    annotate=floored_division.annotate_division,
     lower=lower,
     test_cases=TEST_CASES,
 )

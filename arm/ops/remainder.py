@@ -1,5 +1,6 @@
 """aten.remainder (.Tensor, .Scalar; x % y) -> a - b floor(a / b) with the floored quotient of
-common/floored_division.py (FP), or one TABLE when the divisor is a number (INT)."""
+common/floored_division.py (FP), or one TABLE when the divisor is a number (INT); by a tensor, the
+remainder that INTDIV and the floor correction leave (quantized or integer tensors; TOSA INT and U85)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_unary import on_int8_grid
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 
-_INT_TARGETS = ("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
+# Two tensors (quantized or integer) need INTDIV, which Vela does not run on the U55.
+_NO_INTDIV = ("u55_INT",)
+_NO_INTEGER_DIVISION = ("tosa_FP", "u55_INT", "vgf_FP")
 
-lower = functools.partial(floored_division.lower, formula=floored_division.floored_remainder, division=torch.remainder)
+lower = functools.partial(
+    floored_division.lower, formula=floored_division.floored_remainder, division=torch.remainder, remainder=True
+)
 
 
 def modulo_number(x: torch.Tensor) -> torch.Tensor:
@@ -26,9 +31,11 @@ def modulo_negative_number(x: torch.Tensor) -> torch.Tensor:
     return torch.remainder(x, -1.3)
 
 
-def signed_divisors(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    x, y = random_inputs(seed, (3, 20), (3, 20))
-    return 4.0 * x, torch.sign(y) * (0.5 + y.abs())
+def int16_operands(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    dividend = torch.randint(-3000, 3001, (3, 16), generator=generator, dtype=torch.int16)
+    divisor = torch.randint(1, 40, (1, 16), generator=generator, dtype=torch.int16)
+    return dividend, divisor * (torch.arange(16, dtype=torch.int16) % 2 * 2 - 1)
 
 
 TEST_CASES = {
@@ -36,7 +43,9 @@ TEST_CASES = {
     # where the remainder jumps by the whole divisor.
     "by_number": OpTestCase(FunctionModule(modulo_number), on_int8_grid(0, (1, 4, 8, 8), 0.0371)),
     "by_negative_number": OpTestCase(FunctionModule(modulo_negative_number), on_int8_grid(1, (3, 40), 0.0213)),
-    "tensors": OpTestCase(FunctionModule(torch.remainder), signed_divisors(2), cpu_targets=_INT_TARGETS),
+    "tensors": OpTestCase(FunctionModule(torch.remainder), floored_division.on_grid_operands(2, (3, 20)), cpu_targets=_NO_INTDIV),
+    # int16 data, a broadcast divisor of both signs: the remainder takes the divisor's sign.
+    "int16_tensors": OpTestCase(FunctionModule(torch.remainder), int16_operands(3), cpu_targets=_NO_INTEGER_DIVISION),
 }
 
 OP = ArmOp(
@@ -44,7 +53,7 @@ OP = ArmOp(
     edge_targets=(exir_ops.edge.aten.remainder.Tensor, exir_ops.edge.aten.remainder.Scalar),
     aten_targets=(torch.ops.aten.remainder.Tensor, torch.ops.aten.remainder.Scalar),
     support=floored_division.support,
-    annotate=floored_division.annotate_dividend,
+    annotate=floored_division.annotate_division,
     lower=lower,
     test_cases=TEST_CASES,
 )

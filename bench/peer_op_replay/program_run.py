@@ -36,4 +36,5 @@ class FlowProgramOracle(PartitionedProgramOracle):
 def run_program(result: FlowResult, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The program's outputs for ``inputs``; Ethos-U delegates run on the NPU model of their target."""
     oracle = FlowProgramOracle(result, ethos_u_on_npu_model=result.target.is_ethos_u)
-    return oracle.run([np.ascontiguousarray(value) for value in inputs])
+    # copy(order="C") keeps a 0-d input 0-d (np.ascontiguousarray makes it 1-d).
+    return oracle.run([np.array(value, order="C") for value in inputs])

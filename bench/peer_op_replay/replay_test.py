@@ -75,6 +75,14 @@ class _Scaled(torch.nn.Module):
         return torch.relu(x) * 0.5
 
 
+class _MaxOfAll(torch.nn.Module):
+    """A 0-d delegate output read by the CPU's dequantize: the oracle must hand ExecuTorch's runtime a
+    0-d tensor (np.ascontiguousarray made it 1-d, which the runtime refused: "set_inputs() failed")."""
+
+    def forward(self, x):
+        return torch.amax(x, dim=(0, 1, 2, 3))
+
+
 class _ChangesAfterExport(torch.nn.Module):
     """Computes x + 1 when exported and x + 3 when called eagerly: a lowering that is right for the export
     is then wrong against the eager module, as a wrong lowering would be."""
@@ -86,8 +94,8 @@ class _ChangesAfterExport(torch.nn.Module):
 @pytest.mark.parametrize(
     "target, module, outcome",
     # On TOSA FP the reference is the eager float module itself (on INT it is the quantized export).
-    [("tosa_INT", _Scaled(), "pass"), ("tosa_FP", _ChangesAfterExport(), "wrong_numbers")],
-    ids=["int_right", "fp_wrong"],
+    [("tosa_INT", _Scaled(), "pass"), ("tosa_FP", _ChangesAfterExport(), "wrong_numbers"), ("tosa_INT", _MaxOfAll(), "pass")],
+    ids=["int_right", "fp_wrong", "int_0d_output"],
 )
 def test_replay_checks_numbers_against_the_eager_module(target, module, outcome):
     torch.manual_seed(0)

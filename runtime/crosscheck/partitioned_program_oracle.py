@@ -107,7 +107,9 @@ class MemoryImage:
     def read(self, tensor: PlannedTensor) -> np.ndarray:
         raw = self.buffers[tensor.memory_id][tensor.offset : tensor.offset + tensor.nbytes]
         physical = raw.view(tensor.dtype).reshape(tensor.physical_sizes)
-        return np.ascontiguousarray(np.transpose(physical, np.argsort(tensor.dim_order)))
+        # copy(order="C"), not np.ascontiguousarray, which makes a 0-d tensor 1-d (and ExecuTorch's runtime then
+        # refuses it as the input of a 0-d value: "Attempted to change the tensor rank").
+        return np.transpose(physical, np.argsort(tensor.dim_order)).copy(order="C")
 
     def write(self, tensor: PlannedTensor, array: np.ndarray) -> None:
         logical = np.asarray(array, dtype=tensor.dtype).reshape(tensor.sizes)

@@ -10,9 +10,19 @@ int8/int16 data would need casts to int32 and back, so those stay on the CPU wit
 Op files use it beside their quantized path: ``is_integer_arithmetic(node)`` picks the path, then
 ``integer_support`` and ``integer_operands``. Data movement (SLICE, CONCAT, RESHAPE, TRANSPOSE) takes
 int8 and int16 as well: ``integer_data_support``.
+
+Division (``divide_int32``): TOSA's INTDIV truncates towards zero, and PyTorch's floor division (``//``,
+``torch.remainder``) rounds down. The floored quotient is the truncated one minus 1 where the remainder
+``a - q b`` is nonzero and its sign differs from the divisor's: sign(r) * sign(b) is -1 exactly there.
+Signs are MAXIMUM/MINIMUM clamps to [-1, 1] and the product of two of them cannot overflow (r * b
+could: |r| < |b| only bounds it by b squared). Vela 5.2.0 compiles INTDIV for the U85 and leaves it on
+the CPU for the U55/U65 (its "Div" cannot run on the NPU), so ``INTDIV_REASON`` keeps it off there.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Callable
 
 import numpy as np
 import torch
@@ -21,6 +31,7 @@ from torch.fx import Node
 
 from arm.ops.common.elementwise import AttributeSetter, emit
 from arm.ops.common.support import describe, dtype_of, rank_reason
+from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
@@ -87,3 +98,152 @@ def lower_integer_binary(node: Node, ctx: LoweringContext, op: ts.Op, set_attrib
     if op == ts.Op.MUL:
         inputs.append(ctx.graph.add_scalar_const(f"{node.name}_shift", 0, np.int8))
     return emit(ctx, op, set_attribute, inputs, name=node.name, shape=shape_of(node), dtype=np.dtype(np.int32))
+
+
+_INT32 = np.dtype(np.int32)
+_DIVISION_TYPES = (torch.int8, torch.int16, torch.int32)
+
+
+def intdiv_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """None where the target runs TOSA INTDIV: the INT profile, and on Ethos-U the U85 only."""
+    if spec.is_fp:
+        return (
+            f"{describe(node)}: integer division needs TOSA's INTDIV, which {spec} lacks (TOSA has it in the INT "
+            "profile), so it runs on the CPU"
+        )
+    if spec.has("u55"):
+        return (
+            f"{describe(node)}: integer division needs TOSA's INTDIV, which Vela 5.2.0 cannot run on the "
+            "Ethos-U55/U65 (it leaves the Div on the CPU); it runs on the CPU"
+        )
+    return None
+
+
+def integer_division_support(node: Node, spec: TosaSpecification) -> str | None:
+    """Division of int8, int16 or int32 tensors (and int numbers), widened to int32 for INTDIV."""
+    other = [f"{tensor.name} is {dtype_of(tensor)}" for tensor in _tensors(node) if dtype_of(tensor) not in _DIVISION_TYPES]
+    if other:
+        return f"{describe(node)}: {', '.join(other)}; integer division is lowered for int8, int16 and int32 only"
+    return intdiv_reason(node, spec) or rank_reason(node, shape_of(node))
+
+
+@dataclasses.dataclass(frozen=True)
+class Int32Division:
+    """Quotient and remainder of an int32 division, rounded one way: dividend = quotient * divisor + remainder."""
+
+    quotient: TosaValue
+    remainder: TosaValue
+
+
+class Int32Ops:
+    """int32 elementwise operators of one lowering, named after its node (every Ethos-U runs them)."""
+
+    def __init__(self, ctx: LoweringContext, name: str, rank: int) -> None:
+        self.ctx, self.name, self.rank = ctx, name, rank
+        self._count = 0
+
+    def constant(self, number: int) -> TosaValue:
+        return self.ctx.graph.add_const(self._fresh("const"), np.full((1,) * self.rank, number, dtype=np.int32))
+
+    def binary(self, op: ts.Op, lhs: TosaValue, rhs: TosaValue | int, what: str) -> TosaValue:
+        rhs = self.constant(rhs) if isinstance(rhs, int) else rhs
+        shape = tuple(np.broadcast_shapes(tuple(lhs.shape), tuple(rhs.shape)))
+        inputs: list[TosaValue | str] = [lhs, rhs]
+        if op == ts.Op.MUL:
+            inputs.append(self.ctx.graph.add_scalar_const(self._fresh("shift"), 0, np.int8))
+        return emit(self.ctx, op, _ATTRIBUTES[op], inputs, name=self._fresh(what), shape=shape, dtype=_INT32)
+
+    def add(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
+        return self.binary(ts.Op.ADD, lhs, rhs, "add")
+
+    def sub(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
+        return self.binary(ts.Op.SUB, lhs, rhs, "sub")
+
+    def mul(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
+        return self.binary(ts.Op.MUL, lhs, rhs, "mul")
+
+    def maximum(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
+        return self.binary(ts.Op.MAXIMUM, lhs, rhs, "max")
+
+    def minimum(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
+        return self.binary(ts.Op.MINIMUM, lhs, rhs, "min")
+
+    def sign(self, value: TosaValue) -> TosaValue:
+        """-1, 0 or 1: ``value`` clamped to [-1, 1] (exact on integers)."""
+        return self.minimum(self.maximum(value, -1), 1)
+
+    def intdiv(self, dividend: TosaValue, divisor: TosaValue) -> TosaValue:
+        return self.binary(ts.Op.INTDIV, dividend, divisor, "intdiv")
+
+    def _fresh(self, what: str) -> str:
+        self._count += 1
+        return f"{self.name}_{what}{self._count}"
+
+
+def _propagate(set_attribute: Callable[[ts.TosaSerializerAttribute, int], None]) -> AttributeSetter:
+    return lambda attribute: set_attribute(attribute, ts.NanPropagationMode.PROPAGATE)
+
+
+_ATTRIBUTES: dict[ts.Op, AttributeSetter] = {
+    ts.Op.ADD: ts.TosaSerializerAttribute.AddAttribute,
+    ts.Op.SUB: ts.TosaSerializerAttribute.SubAttribute,
+    ts.Op.MUL: ts.TosaSerializerAttribute.MulAttribute,
+    ts.Op.MAXIMUM: _propagate(ts.TosaSerializerAttribute.MaximumAttribute),
+    ts.Op.MINIMUM: _propagate(ts.TosaSerializerAttribute.MinimumAttribute),
+    ts.Op.INTDIV: ts.TosaSerializerAttribute.IntDivAttribute,
+}
+
+
+def divide_int32(ops: Int32Ops, dividend: TosaValue, divisor: TosaValue, *, rounding: str) -> Int32Division:
+    """``dividend / divisor`` on int32, ``rounding`` "trunc" (TOSA INTDIV) or "floor" (PyTorch's ``//``).
+
+    The divisor must be nonzero everywhere (INTDIV's own requirement)."""
+    if rounding not in ("trunc", "floor"):
+        raise ValueError(f"integer division rounds 'trunc' or 'floor', not {rounding!r}")
+    truncated = ops.intdiv(dividend, divisor)
+    remainder = ops.sub(dividend, ops.mul(truncated, divisor))
+    if rounding == "trunc":
+        return Int32Division(truncated, remainder)
+    # -1 where the remainder is nonzero and of the other sign than the divisor, else 0.
+    correction = ops.minimum(ops.mul(ops.sign(remainder), ops.sign(divisor)), 0)
+    return Int32Division(ops.add(truncated, correction), ops.sub(remainder, ops.mul(correction, divisor)))
+
+
+def widened_operand(ctx: LoweringContext, node: Node, arg: object, rank: int) -> TosaValue:
+    """A tensor argument (int8, int16 or int32) or an int number as an int32 value at ``rank``."""
+    if not isinstance(arg, Node):
+        return ctx.graph.add_const(f"{node.name}_number", np.full((1,) * rank, int(arg), dtype=np.int32))
+    value = ctx.value(arg, rank=rank)
+    if value.dtype == _INT32:
+        return value
+    return cast(ctx.graph, value, _INT32, name=f"{node.name}_{arg.name}_int32")
+
+
+_NARROW_TYPES = {torch.int8: np.dtype(np.int8), torch.int16: np.dtype(np.int16)}
+
+
+def narrowed_result(ops: Int32Ops, node: Node, value: TosaValue, *, may_overflow: bool) -> TosaValue:
+    """An int32 result in the node's own integer type, wrapping as PyTorch does.
+
+    Only a quotient can leave the narrow range, by one: -128 // -1 is 128, which PyTorch wraps to -128.
+    TOSA CAST keeps the low bits, but Vela 5.2.0 saturates a narrowing cast (arm/ops/to_copy.py), so the
+    wrap is done before the cast: 2**bits is taken off where the value exceeds the type's maximum."""
+    dtype = dtype_of(node)
+    if dtype == torch.int32:
+        return value
+    if may_overflow:
+        largest = torch.iinfo(dtype).max
+        excess = ops.maximum(ops.sub(value, largest), 0)  # 1 where the quotient is largest + 1, else 0
+        value = ops.sub(value, ops.mul(excess, 2 * (largest + 1)))
+    return cast(ops.ctx.graph, value, _NARROW_TYPES[dtype], name=node.name)
+
+
+def lower_integer_division(node: Node, ctx: LoweringContext, *, rounding: str, remainder: bool) -> TosaValue:
+    """The quotient (``remainder=False``) or the remainder of the node's two integer operands."""
+    rank = len(shape_of(node))
+    dividend, divisor = (widened_operand(ctx, node, arg, rank) for arg in node.args[:2])
+    ops = Int32Ops(ctx, node.name, rank)
+    division = divide_int32(ops, dividend, divisor, rounding=rounding)
+    if remainder:
+        return narrowed_result(ops, node, division.remainder, may_overflow=False)
+    return narrowed_result(ops, node, division.quotient, may_overflow=True)

@@ -23,6 +23,7 @@ enum class Mode : uint32_t {
   kShr = 8,
   kShl = 9,
   kLsr = 10,
+  kDiv = 11,
   kCmpEq = 16,
   kCmpNe = 17,
   kCmpGe = 18,
@@ -39,7 +40,7 @@ enum class Mode : uint32_t {
 constexpr int64_t kTrue = -1;
 
 bool known(uint32_t mode) {
-  return mode <= 10 || (mode >= 16 && mode <= 19) || (mode >= 33 && mode <= 36) || mode == 42;
+  return mode <= 11 || (mode >= 16 && mode <= 19) || (mode >= 33 && mode <= 36) || mode == 42;
 }
 
 bool unary(Mode mode) {
@@ -51,7 +52,7 @@ bool unary(Mode mode) {
 // SELECTs after an int16 comparison), and its streams set identity scales for every other bitwise use.
 bool rescales_operands(Mode mode) {
   return mode == Mode::kAdd || mode == Mode::kSub || mode == Mode::kMul || mode == Mode::kMin || mode == Mode::kMax ||
-         mode == Mode::kAbs || (mode >= Mode::kCmpEq && mode <= Mode::kCmpGt) || mode == Mode::kAnd ||
+         mode == Mode::kAbs || mode == Mode::kDiv || (mode >= Mode::kCmpEq && mode <= Mode::kCmpGt) || mode == Mode::kAnd ||
          mode == Mode::kOr || mode == Mode::kXor || mode == Mode::kAndNot;
 }
 
@@ -163,6 +164,14 @@ Status run_u85_elementwise(const OperationContext& context) {
             break;
           case Mode::kLsr:
             result = static_cast<uint32_t>(first) >> (second & 31);
+            break;
+          case Mode::kDiv:
+            // TOSA INTDIV (Vela's only use of the mode): rounds towards zero, as C++ does. A zero
+            // divisor is unpredictable in TOSA, so the model stops instead of inventing a value.
+            if (second == 0) {
+              return Status::failure(Error::kDelegateFailed, "NPU_OP_ELEMENTWISE DIV by zero at (%d, %d, %d)", y, x, c);
+            }
+            result = first / second;
             break;
           case Mode::kCmpEq:
             result = first == second ? kTrue : 0;
