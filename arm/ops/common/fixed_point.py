@@ -71,6 +71,12 @@ class Int32Emitter:
         shift_value = self.graph.add_scalar_const(f"{self.prefix}_{what}_shift", shift, np.int8)
         return self._binary(ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [value, multiplier, shift_value], what)
 
+    def minimum(self, lhs: TosaValue, rhs: TosaValue, what: str) -> TosaValue:
+        def set_attribute(attribute: ts.TosaSerializerAttribute) -> None:
+            attribute.MinimumAttribute(ts.NanPropagationMode.PROPAGATE)
+
+        return self._binary(ts.Op.MINIMUM, set_attribute, [lhs, rhs], what)
+
     def shift_left(self, value: TosaValue, amount: TosaValue, what: str) -> TosaValue:
         return self._binary(
             ts.Op.LOGICAL_LEFT_SHIFT, ts.TosaSerializerAttribute.LogicalLeftShiftAttribute, [value, amount], what
