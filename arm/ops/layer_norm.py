@@ -112,7 +112,9 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if ctx.spec.is_fp:
         normalized = lower_float(ctx, flat, weight, bias, _eps(node), name=node.name)
     else:
-        normalized = _lower_int(ctx, flat, weight, bias, _eps(node), ctx.output_qparams(node), name=node.name)
+        normalized = _lower_int(ctx, flat, weight, bias, _eps(node), ctx.output_qparams(node), x.shape, name=node.name)
+        if normalized.shape == x.shape:
+            return normalized
     return reshape(ctx.graph, normalized, x.shape, name=node.name)
 
 
@@ -146,13 +148,15 @@ def _lower_int(
     bias: np.ndarray | None,
     eps: float,
     output: QParams,
+    shape: tuple[int, ...],
     *,
     name: str,
 ) -> TosaValue:
+    """The INT lowering of rows ``x`` [rows, N]; the exact form's result is already in ``shape``."""
     # The U55 runs per-channel int32 weights at a cycle cost far above the int16 form's (see
     # arm.ops.common.int8_normalization): there only a uniform weight takes the exact form.
     if np.dtype(x.dtype) == np.int8 and (has_uniform_weight(weight) or not ctx.spec.has("u55")):
-        return layer_norm_exact(ctx, x, weight, bias, eps, output, name=name)
+        return layer_norm_exact(ctx, x, weight, bias, eps, output, shape, name=name)
     steps = int_normalization(x)
     bound = unsaturated_bound(weight, bias, x.shape[1], output)
     normalized_value, fraction_bits = steps.normalize_rows(ctx, x, eps, name=name, bound=bound)

@@ -171,7 +171,8 @@ class ShiftedExponentials:
     """The pieces softmax and log_softmax share, along the reduced axis.
 
     ``steps_below_max``: ``x - max(x)`` in raw input steps, in [-255, 0] (int32).
-    ``exp``: ``E = round(EXP_FULL_SCALE * exp(scale * steps_below_max))`` (int16).
+    ``exp``: ``E = round(EXP_FULL_SCALE * exp(scale * steps_below_max))`` (int16, or int32 where the
+    lookup assembles it in int32 anyway and the caller asked for ``wide`` E).
     ``total``: ``S``, the sum of E, in [EXP_FULL_SCALE, EXP_FULL_SCALE * N] (int32).
     """
 
@@ -181,9 +182,17 @@ class ShiftedExponentials:
 
 
 def shifted_exponentials(
-    ints: Int32Emitter, x: TosaValue, axis: int, spec: TosaSpecification, *, hidden: np.ndarray | None = None
+    ints: Int32Emitter,
+    x: TosaValue,
+    axis: int,
+    spec: TosaSpecification,
+    *,
+    hidden: np.ndarray | None = None,
+    wide: bool = False,
 ) -> ShiftedExponentials:
-    """``hidden`` (bool, x's rank, broadcastable to it): keys whose E is 0 (a masked softmax)."""
+    """``hidden`` (bool, x's rank, broadcastable to it): keys whose E is 0 (a masked softmax). ``wide``:
+    the caller reads E as int32; the U55's two-table E is then not narrowed to int16 (one full-size
+    RESCALE, and the caller's widening, fewer)."""
     graph = ints.graph
     if hidden is not None:  # int8 scores: support keeps masked int16 scores on the CPU
         return _masked_exponentials(ints, x, axis, hidden)
@@ -197,10 +206,11 @@ def shifted_exponentials(
             graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
             input_zp=0, output_zp=127,
         )  # fmt: skip
-        exp = ints.lookup14(index, _exp_values(x.qparams), "exp")
+        exp = ints.lookup14(index, _exp_values(x.qparams), "exp", wide=wide)
     else:
         exp = ints.lookup_steps(steps_below_max, _exp_values(x.qparams), "exp")
-    total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
+    exp_int32 = exp if exp.dtype == np.int32 else ints.widen(exp, "exp_int32")
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp_int32, axis, name=f"{ints.prefix}_sum")
     return ShiftedExponentials(steps_below_max, exp, total)
 
 
@@ -297,16 +307,18 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden)
-    if x.shape[axis] < INT32_INVERSE_MIN_KEYS:
+    int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
+    exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
+    if not int32_inverse:
         return _quotient_by_int16_inverse(name, ctx, ints, exponentials, output)
     return _quotient_by_int32_inverse(name, ctx, ints, exponentials, output)
 
 
-# Rows at least this long normalize with an int32 R (step 5 of the module doc). Shorter rows keep the
-# int16 R, which costs fewer cycles where per-operator costs dominate: the models with such rows (bert
-# 16 keys, llama, the encoder 32, mha_sequence 40) sit within 1-5% of the peer's cycles.
+# Rows at least this long normalize with an int32 R (step 5 of the module doc): masked rows from 128
+# keys, unmasked ones from 32. Shorter rows keep the int16 R, which costs fewer cycles where
+# per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys.
 INT32_INVERSE_MIN_KEYS = 128
+UNMASKED_INT32_INVERSE_MIN_KEYS = 32
 
 
 def _quotient_by_int32_inverse(
@@ -318,10 +330,12 @@ def _quotient_by_int32_inverse(
     exponent = math.floor(math.log2(output.scale))
     fraction_bits = min(_MAX_INVERSE_FRACTION_BITS, _MAX_MUL_SHIFT - exponent)
     inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)
-    # E as int32 by a MUL by one: a RESCALE would be folded into the exp TABLE, turning it into a
-    # 16-to-32-bit lookup (see the module doc).
-    one = ctx.graph.add_const(f"{name}_one", np.ones((1,) * ints.rank, np.dtype(np.int16)))
-    exp_int32 = ints.mul(exponentials.exp, one, "exp_wide", shift=0)
+    exp_int32 = exponentials.exp
+    if exp_int32.dtype != np.int32:
+        # E as int32 by a MUL by one: a RESCALE would be folded into the exp TABLE, turning it into a
+        # 16-to-32-bit lookup (see the module doc).
+        one = ctx.graph.add_const(f"{name}_one", np.ones((1,) * ints.rank, np.dtype(np.int16)))
+        exp_int32 = ints.mul(exponentials.exp, one, "exp_wide", shift=0)
     quotient = ints.mul(exp_int32, inverse, "quotient", shift=fraction_bits + exponent)
     return rescale(ctx.graph, quotient, name=name, scales=[2.0**exponent / output.scale], output_dtype=output.dtype,
                    input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip

@@ -178,10 +178,13 @@ def layer_norm_exact(
     bias: np.ndarray | None,
     eps: float,
     output: QParams,
+    shape: tuple[int, ...],
     *,
     name: str,
 ) -> TosaValue:
-    """``w * z + b`` onto the output grid for int8 rows ``x`` [rows, N] and [N] weight and bias.
+    """``w * z + b`` onto the output grid for int8 rows ``x`` [rows, N] and [N] weight and bias, as a
+    tensor of ``shape`` named ``name``: the layer's own tensor, which arm.report.bisect probes (the
+    int32 value is reshaped, which costs nothing, rather than the result after the RESCALE).
 
     ``y = (w * z + b) / s_out * 2**K`` in int32, then ``RESCALE(y, 2**-K)`` with the output zero point.
     One positive weight (unit weights included) goes into M's gain; other weights are a MUL of
@@ -211,8 +214,10 @@ def layer_norm_exact(
     if bias_steps is not None:
         int_biases = np.round(bias_steps * 2.0**bits).astype(np.int32).reshape(1, count)
         value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
+    if tuple(shape) != value.shape:
+        value = reshape(ctx.graph, value, shape, name=f"{name}_int32")
     # A pure power of two: Vela folds it into the SUB or ADD before it.
-    return rescale(ctx.graph, value, name=f"{name}_output", scales=[2.0**-bits], output_dtype=output.dtype,
+    return rescale(ctx.graph, value, name=name, scales=[2.0**-bits], output_dtype=output.dtype,
                    input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
 
 
