@@ -16,22 +16,27 @@ step 5), and all the arithmetic on the row sums happens per row:
    8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
 4. ``S = REDUCE_SUM(E)``, then a per-row reciprocal from CLZ normalization and Newton-Raphson
    (arm.ops.common.fixed_point, ``row_inverse``).
-5. On rows of at least INT32_INVERSE_MIN_KEYS (128) keys: ``R = round(2**K / S)`` as an int32 (three
+5. On unmasked rows of at least UNMASKED_INT32_INVERSE_MIN_KEYS (32) keys and masked rows of at least
+   INT32_INVERSE_MIN_KEYS (128): ``R = round(2**K / S)`` as an int32 (three
    Newton steps; K = 31 + log2(output step), 39 for the int8 grid, 42 at most), so R has 20
    significant bits on a 197-key row. E is widened to int32 by a MUL by one, one int32 MUL
    ``E * R / 2**31`` rounds ``E / S`` onto the output grid once, and a RESCALE adds the zero point;
    rounding R moves the result by at most ``E / 2**32`` of an output step. The MUL by one is there
    because a widening RESCALE would be folded into the exp TABLE (a 16-to-32-bit lookup, which our NPU
    model does not run); the shift stays at 31 because Vela runs an int32 MUL with a larger shift with
-   double rounding, which TOSA's MUL does not do.
+   double rounding, which TOSA's MUL does not do. On the U55 the two-table E is an int32 sum anyway
+   and is read as it is (no narrowing to int16 and widening back).
    Shorter rows: ``R = round(2**28 / S)``, an int16 (S >= 16383), two Newton steps, one int16 x int16
    MUL and a RESCALE by 2**-28; rounding R moves the result by up to ``E / 2**21`` of an output step
    (1/128). That was every row's form before 2026-11-26: on deit_tiny's 197-key rows it put 0.2% of the
    attention probabilities a step off the quantized torch model; the int32 form leaves only half-step
    ties, for 267k instead of 174k U85-256 cycles per [1, 3, 197, 197] softmax (U55-128: 1.16M instead
-   of 1.00M). Short rows keep the cheaper form: per-operator costs dominate there, and the models with
-   such rows (bert, llama, the encoder, mha_sequence) sit within 1-5% of the peer's cycles. See
-   bench/README.md "deit_tiny against its own quantized model".
+   of 1.00M). On mha_sequence's 40-key rows (from 32 keys: UNMASKED_INT32_INVERSE_MIN_KEYS) the
+   int32 form took the share of probabilities a step off from 0.26% to 0.01% (arm.report.bisect
+   --float64), for U55-128 +6k cycles there (of 340k); on peaked rows E's own 14 bits limit it.
+   Shorter rows keep the cheaper form: per-operator costs dominate, and bert (16 keys) sits within 1%
+   of the peer's U55 cycles; Llama's masked 16-key rows are another owner's. See bench/README.md
+   "deit_tiny against its own quantized model" and "Attention numerics, session 7".
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -171,7 +176,8 @@ class ShiftedExponentials:
     """The pieces softmax and log_softmax share, along the reduced axis.
 
     ``steps_below_max``: ``x - max(x)`` in raw input steps, in [-255, 0] (int32).
-    ``exp``: ``E = round(EXP_FULL_SCALE * exp(scale * steps_below_max))`` (int16).
+    ``exp``: ``E = round(EXP_FULL_SCALE * exp(scale * steps_below_max))`` (int16, or int32 where the
+    lookup assembles it in int32 anyway and the caller asked for ``wide`` E).
     ``total``: ``S``, the sum of E, in [EXP_FULL_SCALE, EXP_FULL_SCALE * N] (int32).
     """
 
@@ -181,9 +187,17 @@ class ShiftedExponentials:
 
 
 def shifted_exponentials(
-    ints: Int32Emitter, x: TosaValue, axis: int, spec: TosaSpecification, *, hidden: np.ndarray | None = None
+    ints: Int32Emitter,
+    x: TosaValue,
+    axis: int,
+    spec: TosaSpecification,
+    *,
+    hidden: np.ndarray | None = None,
+    wide: bool = False,
 ) -> ShiftedExponentials:
-    """``hidden`` (bool, x's rank, broadcastable to it): keys whose E is 0 (a masked softmax)."""
+    """``hidden`` (bool, x's rank, broadcastable to it): keys whose E is 0 (a masked softmax). ``wide``:
+    the caller reads E as int32; the U55's two-table E is then not narrowed to int16 (one full-size
+    RESCALE, and the caller's widening, fewer)."""
     graph = ints.graph
     if hidden is not None:  # int8 scores: support keeps masked int16 scores on the CPU
         return _masked_exponentials(ints, x, axis, hidden)
@@ -197,10 +211,11 @@ def shifted_exponentials(
             graph, steps_below_max, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
             input_zp=0, output_zp=127,
         )  # fmt: skip
-        exp = ints.lookup14(index, _exp_values(x.qparams), "exp")
+        exp = ints.lookup14(index, _exp_values(x.qparams), "exp", wide=wide)
     else:
         exp = ints.lookup_steps(steps_below_max, _exp_values(x.qparams), "exp")
-    total = reduce(graph, ts.Op.REDUCE_SUM, ints.widen(exp, "exp_int32"), axis, name=f"{ints.prefix}_sum")
+    exp_int32 = exp if exp.dtype == np.int32 else ints.widen(exp, "exp_int32")
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp_int32, axis, name=f"{ints.prefix}_sum")
     return ShiftedExponentials(steps_below_max, exp, total)
 
 
@@ -297,16 +312,18 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden)
-    if x.shape[axis] < INT32_INVERSE_MIN_KEYS:
+    int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
+    exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
+    if not int32_inverse:
         return _quotient_by_int16_inverse(name, ctx, ints, exponentials, output)
     return _quotient_by_int32_inverse(name, ctx, ints, exponentials, output)
 
 
-# Rows at least this long normalize with an int32 R (step 5 of the module doc). Shorter rows keep the
-# int16 R, which costs fewer cycles where per-operator costs dominate: the models with such rows (bert
-# 16 keys, llama, the encoder 32, mha_sequence 40) sit within 1-5% of the peer's cycles.
+# Rows at least this long normalize with an int32 R (step 5 of the module doc): masked rows from 128
+# keys, unmasked ones from 32. Shorter rows keep the int16 R, which costs fewer cycles where
+# per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys.
 INT32_INVERSE_MIN_KEYS = 128
+UNMASKED_INT32_INVERSE_MIN_KEYS = 32
 
 
 def _quotient_by_int32_inverse(
@@ -318,10 +335,12 @@ def _quotient_by_int32_inverse(
     exponent = math.floor(math.log2(output.scale))
     fraction_bits = min(_MAX_INVERSE_FRACTION_BITS, _MAX_MUL_SHIFT - exponent)
     inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)
-    # E as int32 by a MUL by one: a RESCALE would be folded into the exp TABLE, turning it into a
-    # 16-to-32-bit lookup (see the module doc).
-    one = ctx.graph.add_const(f"{name}_one", np.ones((1,) * ints.rank, np.dtype(np.int16)))
-    exp_int32 = ints.mul(exponentials.exp, one, "exp_wide", shift=0)
+    exp_int32 = exponentials.exp
+    if exp_int32.dtype != np.int32:
+        # E as int32 by a MUL by one: a RESCALE would be folded into the exp TABLE, turning it into a
+        # 16-to-32-bit lookup (see the module doc).
+        one = ctx.graph.add_const(f"{name}_one", np.ones((1,) * ints.rank, np.dtype(np.int16)))
+        exp_int32 = ints.mul(exponentials.exp, one, "exp_wide", shift=0)
     quotient = ints.mul(exp_int32, inverse, "quotient", shift=fraction_bits + exponent)
     return rescale(ctx.graph, quotient, name=name, scales=[2.0**exponent / output.scale], output_dtype=output.dtype,
                    input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
@@ -388,6 +407,9 @@ TEST_CASES = {
     # int32 R of long rows (INT32_INVERSE_MIN_KEYS), as are the next two.
     "attention_rows": OpTestCase(FunctionModule(softmax_last), random_inputs(4, (1, 3, 12, 197))),
     "masked_long_rows": OpTestCase(KeyPaddingSoftmax(160, 24), random_inputs(8, (1, 2, 3, 160))),
+    # mha_sequence's 40 keys, unmasked: the int32 R too (UNMASKED_INT32_INVERSE_MIN_KEYS). On peaked
+    # rows E's own 14 bits then decide the rare step off (0.23% here against 0.27% with the int16 R).
+    "attention_40_keys": OpTestCase(FunctionModule(softmax_last), _scaled(10, 3.0, (1, 4, 16, 40))),
     "a16w8_long_rows": OpTestCase(
         FunctionModule(softmax_last),
         random_inputs(9, (2, 160)),

@@ -28,6 +28,7 @@ import argparse
 import collections
 import dataclasses
 import json
+import math
 import sys
 from typing import Sequence
 
@@ -36,7 +37,7 @@ import torch
 from torch.fx import Node
 
 from arm.artifacts import TosaArtifact
-from arm.report.layer_error import _Probe, _Recorder, find_layers, find_probes
+from arm.report.layer_error import RESHAPED_INFIX, _Probe, _Recorder, find_layers, find_probes
 from arm.report.provenance import is_dequantize, is_quantize
 from arm.report.tosa_probes import (
     OperatorInfo,
@@ -64,13 +65,14 @@ class _Steps:
     count: int = 0
 
     def add(self, delegate: np.ndarray, expected: np.ndarray, ties: np.ndarray | None = None) -> None:
-        steps = np.abs(delegate.astype(np.int64) - expected.astype(np.int64))
+        # Flat: a probe may be a reshape of the layer's tensor (same elements, same order).
+        steps = np.abs(delegate.astype(np.int64).reshape(-1) - expected.astype(np.int64).reshape(-1))
         self.max = max(self.max, int(steps.max(initial=0)))
         self.total += float(steps.sum())
         self.squared += float(np.sum(steps.astype(np.float64) ** 2))
         self.differing += int(np.count_nonzero(steps))
         if ties is not None:
-            self.at_ties += int(np.count_nonzero((steps != 0) & ties))
+            self.at_ties += int(np.count_nonzero((steps != 0) & ties.reshape(-1)))
         self.count += steps.size
 
     @property
@@ -329,7 +331,10 @@ def _matching_probes(
             continue  # an NHWC tensor named after a node of another rank holds something else
         if probe.nhwc:
             shape = (shape[0], shape[2], shape[3], shape[1])
-        if tables[probe.partition][probe.tensor].shape == shape:
+        found = tables[probe.partition][probe.tensor].shape
+        # A reshape of the layer's tensor (RESHAPED_INFIX) holds its elements in order: compared flat.
+        reshaped = RESHAPED_INFIX in probe.tensor and math.prod(found) == math.prod(shape)
+        if found == shape or reshaped:
             kept[layer] = probe
     return kept
 

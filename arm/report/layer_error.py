@@ -219,7 +219,18 @@ def _probe(tensors: dict[str, TensorInfo], partition: int, names: Sequence[str])
             info = tensors.get(tensor)
             if info is not None and info.dtype in _INT_DTYPES:
                 return _Probe(partition, tensor, nhwc and len(info.shape) == 4)
+    # arm.tosa.reshape_sinking moves a reshape below the operator that wrote the layer and names the
+    # result ``{name}_as_{shape}``: the same elements in the same (row-major) order.
+    for name in names:
+        reshaped = [tensor for tensor, info in tensors.items() if tensor.startswith(f"{name}{RESHAPED_INFIX}")
+                    and info.dtype in _INT_DTYPES]  # fmt: skip
+        if len(reshaped) == 1:
+            return _Probe(partition, reshaped[0], False)
     return None
+
+
+# What arm.tosa.reshape_sinking puts between a tensor's name and its new shape.
+RESHAPED_INFIX = "_as_"
 
 
 def analyze_layers(

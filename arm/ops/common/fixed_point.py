@@ -71,6 +71,12 @@ class Int32Emitter:
         shift_value = self.graph.add_scalar_const(f"{self.prefix}_{what}_shift", shift, np.int8)
         return self._binary(ts.Op.MUL, ts.TosaSerializerAttribute.MulAttribute, [value, multiplier, shift_value], what)
 
+    def minimum(self, lhs: TosaValue, rhs: TosaValue, what: str) -> TosaValue:
+        def set_attribute(attribute: ts.TosaSerializerAttribute) -> None:
+            attribute.MinimumAttribute(ts.NanPropagationMode.PROPAGATE)
+
+        return self._binary(ts.Op.MINIMUM, set_attribute, [lhs, rhs], what)
+
     def shift_left(self, value: TosaValue, amount: TosaValue, what: str) -> TosaValue:
         return self._binary(
             ts.Op.LOGICAL_LEFT_SHIFT, ts.TosaSerializerAttribute.LogicalLeftShiftAttribute, [value, amount], what
@@ -101,8 +107,9 @@ class Int32Emitter:
         return self.add(self.widen(high, f"{what}_high_int32", scale=256.0, zero_point=-128),
                         self.widen(low, f"{what}_low_int32", zero_point=-128), what)  # fmt: skip
 
-    def lookup14(self, index: TosaValue, values: np.ndarray, what: str) -> TosaValue:
-        """``values[index + 128]`` as int16 for an int8 ``index`` and 256 values in [0, LOOKUP14_MAX].
+    def lookup14(self, index: TosaValue, values: np.ndarray, what: str, *, wide: bool = False) -> TosaValue:
+        """``values[index + 128]`` as int16 (int32 if ``wide``) for an int8 ``index`` and 256 values in
+        [0, LOOKUP14_MAX].
 
         Two int8 TABLEs hold the value's top seven bits (negated) and its low seven bits; two int8 MULs
         (by -128 and by 1) widen them to int32 and one ADD sums them into an int16, which Vela runs as
@@ -122,6 +129,8 @@ class Int32Emitter:
         low_part = self.mul(low, self.graph.add_const(f"{self.prefix}_{what}_one", np.full(ones, 1, np.int8)),
                             f"{what}_low_int32", shift=0)  # fmt: skip
         combined = self.add(high_part, low_part, f"{what}_int32")
+        if wide:
+            return combined
         return rescale(self.graph, combined, name=f"{self.prefix}_{what}", scales=[1.0], output_dtype=_INT16,
                        input_zp=0, output_zp=0)  # fmt: skip
 

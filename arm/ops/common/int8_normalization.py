@@ -1,0 +1,319 @@
+"""Row normalization of int8 activations for layer_norm and group_norm: ``(x - mean) / sqrt(var + eps)``.
+
+For rows ``x`` [R, N] of raw int8 values (zero points cancel in every difference), per row:
+
+1. ``S = sum(x)`` and ``Q = sum(x * x)``: int8 MULs (by 1 and by x) into int32 and REDUCE_SUMs.
+2. ``T = N * Q - S**2`` is ``N**2`` times the variance in input steps, exact in int32 (shifted right by
+   a compile-time s for large N); ``1 / sqrt(T + eps)`` from an even CLZ normalization, a TABLE start and
+   Newton-Raphson (arm.ops.common.fixed_point): a multiplier ``M = G / sqrt(T + eps)`` per row, for a
+   compile-time gain G.
+3. ``z * G = x * A - S * M`` with ``A = N * M``: one full-size MUL and one SUB, each term rounded once.
+
+Two forms of step 3:
+
+- ``normalize_exact`` (layer_norm): the result stays int32 and G carries the output's own scale, so
+  ``v = round(z * w / s_out * 2**K)``. K is as large as int32 holds (13-16 bits below an output step), so
+  the only error left is M's relative rounding: outputs round the other way than the float model's
+  about as often as float32 does. For one positive weight (the unit weights of a freshly initialized
+  model), the output is ``RESCALE(v + bias, 2**-K)``, a pure shift that Vela folds into the SUB on
+  the U55 (it does not fold other scales into an int32 SUB there); other weights cost a MUL by the
+  per-channel ``w / s_out`` first.
+- ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
+  ``u = z * 2**F`` narrowed to int16, whose transposes cost half of int32 ones, then
+  ``scale_and_shift``: a 1x1 DEPTHWISE_CONV2D of the weights' signs with each weight's magnitude in its
+  channel's output RESCALE. u's rounding (2**-F, F about 11 for N = 192, as large as int16 allows for
+  the z that still reach the output grid) put 0.2% of a ViT layer norm's outputs a step off the float
+  model's, which deep networks amplify: the reason layer_norm moved to the exact form. An int16 value
+  cannot do much better (it holds the output range with 7-8 bits below a step), and on the U55 the
+  exact form's per-channel int32 MUL and ADD cost 302,592 cycles each on a [197, 192] layer norm (Vela
+  5.2.0 splits an int32 operand broadcast along the rows into one operation per row), against 29,376
+  for the DEPTHWISE_CONV2D: there non-uniform weights keep this form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import tosa_serializer as ts
+
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.fixed_point import Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import INT48, TosaValue, reshape
+from arm.tosa.quantization import QParams
+from arm.tosa.rescale import multiplier_and_shift, rescale
+
+# T = N * Q - S**2 is at most N**2 * 127.5**2 for int8 data; it is shifted right until it and eps
+# stay below 2**29 (what normalize_even takes).
+_VARIANCE_LIMIT = 1 << 28
+# group_norm's M = 2**30 / sqrt(T) lies in (0, 2**30]: T >= 1 once eps (at least one unit) is added.
+_INVERSE_BITS = 30
+# Largest N whose sums (S, Q) the int32 steps hold.
+MAX_NORMALIZED_ELEMENTS = 1 << 16
+# group_norm's u: finer than any int8 output needs (an output step is at least ~2**-8 of the range).
+_MAX_FRACTION_BITS = 15
+# A weight whose magnitude is below the largest one times this is rounded onto the int8 weight grid
+# instead of getting its own multiplier (which would make its bias overflow int48).
+_SMALLEST_WEIGHT_RATIO = 2.0**-12
+# The depthwise weight that stands for a weight's sign.
+_UNIT_WEIGHT = 127
+# The exact form's largest row multiplier M (at the least spread of distinct values): below 2**28, so
+# that M * 2**(15 - half_shift) fits int32 on the way (see _exact_inverse).
+_EXACT_INVERSE_BITS = 28
+# The exact form's int32 results (the two terms, y = w * z + b) stay below this.
+_TERM_LIMIT = 2.0**31 * (1 - 2.0**-10)
+_AFFINE_LIMIT = 2.0**30
+# Bits of the per-channel int32 weights W = round(w / s_out * 2**H) for the largest |w / s_out|.
+_WEIGHT_BITS = 30
+
+
+def variance_shift(count: int) -> int:
+    """The s of ``T >> s``: the smallest that keeps the largest T of int8 data below _VARIANCE_LIMIT."""
+    largest = count**2 * 127.5**2
+    return max(0, math.ceil(math.log2(largest / _VARIANCE_LIMIT)))
+
+
+@dataclasses.dataclass(frozen=True)
+class _RowStatistics:
+    ints: Int32Emitter
+    wide: TosaValue  # x as int32 [rows, N]
+    total: TosaValue  # S [rows, 1]
+    inverse_sqrt: TosaValue  # y = 2**27 / sqrt(mantissa of D) (Q27) [rows, 1]
+    half_shift: TosaValue  # D = mantissa * 2**-(2 * half_shift - 2) [rows, 1]
+    variance_shift: int  # s: D = (T >> s) + eps
+
+
+def _row_statistics(ctx: LoweringContext, x: TosaValue, eps: float, *, name: str) -> _RowStatistics:
+    """Steps 1-2 for int8 rows ``x`` [rows, N]: x widened, S, and 1/sqrt(D) as y and half_shift."""
+    graph = ctx.graph
+    count = x.shape[1]
+    ints = Int32Emitter(graph, name, rank=2)
+    # x * 1 widens x to int32 for its sum and for step 3 (an int8 MUL is cheaper than a RESCALE).
+    wide = ints.mul(x, graph.add_const(f"{name}_one", np.ones((1, 1), np.int8)), "int32", shift=0)
+    total = reduce(graph, ts.Op.REDUCE_SUM, wide, 1, name=f"{name}_sum")
+    square_total = reduce(graph, ts.Op.REDUCE_SUM, ints.mul(x, x, "squares", shift=0), 1, name=f"{name}_square_sum")
+    s = variance_shift(count)
+    count_value = ints.constant(count, "count")
+    spread = ints.sub(ints.mul(square_total, count_value, "count_square_sum", shift=s),
+                      ints.mul(total, total, "sum_squared", shift=s), "spread")  # fmt: skip
+    # eps on the grid of T >> s: the variance in input steps is T / N**2.
+    eps_units = eps / x.qparams.scale**2 * count**2 / 2**s
+    eps_value = ints.constant(int(min(max(round(eps_units), 1), _VARIANCE_LIMIT)), "eps")
+    normalized = normalize_even(ints, ints.add(spread, eps_value, "denominator"))
+    return _RowStatistics(ints, wide, total, reciprocal_sqrt(ints, normalized.mantissa), normalized.half_shift, s)
+
+
+def _inverse(stats: _RowStatistics, factor: float) -> TosaValue:
+    """``M = factor * 2**15 / sqrt(D)``, rounded, as int32: 1/sqrt(D) = y * 2**(half_shift - 43.5)
+    (normalize_even, reciprocal_sqrt), so M = (y * factor * 2**-13.5) >> (15 - half_shift), rounding.
+    The value before the shift is M * 2**(15 - half_shift) <= M * sqrt(D): it must fit int32."""
+    ints = stats.ints
+    multiplier, shift = multiplier_and_shift(factor * 2.0**-13.5)
+    scaled = ints.mul(stats.inverse_sqrt, ints.constant(multiplier, "inverse_factor"), "inverse_scaled", shift=shift)
+    row_shift = ints.sub(ints.constant(15, "fifteen"), stats.half_shift, "inverse_shift")
+    return ints.shift_right_rounding(scaled, row_shift, "inverse")
+
+
+# ---- layer_norm: the exact form ---------------------------------------------------------------------
+
+
+def _least_spread(count: int) -> float:
+    """A T below that of any row of distinct int8 values (N - 1, one value a step off the others),
+    with room for ``T >> s`` rounding it down: rows below it are constant, where M does not matter."""
+    return max((count - 1) / 2, 1.0)
+
+
+def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
+    """K of ``v = z * gain * 2**K``: the two terms (|x| <= 128, |S| <= 128 * N, M at most its clamp at
+    the least spread) and ``v + bias`` must fit int32."""
+    term = 128 * count * gain / math.sqrt(_least_spread(count))
+    value = math.sqrt(max(count - 1, 1)) * gain + bias_steps
+    return math.floor(min(math.log2(_TERM_LIMIT / term), math.log2(_AFFINE_LIMIT / value)))
+
+
+def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str) -> TosaValue:
+    """``v = round(z * gain * 2**bits)`` as int32 for int8 rows ``x`` [rows, N] (bits from
+    _exact_output_bits), from the row statistics and one full-size MUL and SUB.
+
+    ``v = x * A / 2**(r - a) - S * M / 2**r`` with ``M = gain * 2**(bits + r) / sqrt(T + eps)`` and
+    ``A = N * M / 2**a``. Each term must fit int32 alone, and both are largest where M is, on a row of
+    equal values (whose spread is eps alone); there x * N - S = 0 whatever M is, so M is clamped to its
+    value at the least spread of distinct values, which bounds the terms (and fixes ``bits``). r puts
+    that clamp at 2**_EXACT_INVERSE_BITS (or lower where s is small: see _inverse), the most bits M can
+    keep; M's relative rounding is then v's only error (2**-19 on a row whose spread is 30 steps).
+    """
+    stats = _row_statistics(ctx, x, eps, name=name)
+    ints, count = stats.ints, x.shape[1]
+    least = _least_spread(count)
+    # M * 2**(15 - half_shift) <= M * sqrt(D) (see normalize_even) must fit int32 in _inverse.
+    clamp_bits = min(_EXACT_INVERSE_BITS, 30 - math.log2(math.sqrt(least) * 2.0 ** (-stats.variance_shift / 2)))
+    row_shift = max(0, math.floor(clamp_bits - bits - math.log2(gain / math.sqrt(least))))
+    numerator = gain * 2.0 ** (bits + row_shift)
+    clamp = math.floor(numerator / math.sqrt(least))
+    # M = numerator / sqrt(D * 2**s) = (numerator * 2**(-15 - s/2)) * 2**15 / sqrt(D).
+    unclamped = _inverse(stats, numerator * 2.0 ** (-15 - stats.variance_shift / 2))
+    inverse = ints.minimum(unclamped, ints.constant(clamp, "inverse_limit"), "inverse_clamped")
+    count_shift = max(0, math.ceil(math.log2(count * clamp)) - 30)
+    scaled_count = ints.mul(inverse, ints.constant(count, "count_multiplier"), "scaled_count", shift=count_shift)
+    offset = ints.mul(stats.total, inverse, "offset", shift=row_shift)
+    product = ints.mul(stats.wide, scaled_count, "scaled_x", shift=row_shift - count_shift)
+    return ints.sub(product, offset, "normalized")
+
+
+def has_uniform_weight(weight: np.ndarray | None) -> bool:
+    """One positive weight for every channel (the unit weights of an initialized model): it folds into
+    the exact form's row multiplier, with no per-channel MUL."""
+    if weight is None:
+        return True
+    weights = weight.reshape(-1)
+    return bool(weights[0] > 0 and np.all(weights == weights[0]))
+
+
+def layer_norm_exact(
+    ctx: LoweringContext,
+    x: TosaValue,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    eps: float,
+    output: QParams,
+    shape: tuple[int, ...],
+    *,
+    name: str,
+) -> TosaValue:
+    """``w * z + b`` onto the output grid for int8 rows ``x`` [rows, N] and [N] weight and bias, as a
+    tensor of ``shape`` named ``name``: the layer's own tensor, which arm.report.bisect probes (the
+    int32 value is reshaped, which costs nothing, rather than the result after the RESCALE).
+
+    ``y = (w * z + b) / s_out * 2**K`` in int32, then ``RESCALE(y, 2**-K)`` with the output zero point.
+    One positive weight (unit weights included) goes into M's gain; other weights are a MUL of
+    ``v = z * 2**F`` by ``W = w / s_out * 2**H`` with a rounding shift (TOSA's int32 MUL takes signed
+    operands). The bias, where there is one, is an ADD on y's grid.
+    """
+    count = x.shape[1]
+    weights = np.ones(count) if weight is None else weight.reshape(count)
+    bias_steps = None if bias is None or not np.any(bias) else bias.reshape(count) / output.scale
+    largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
+    ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=2)
+    if has_uniform_weight(weight):
+        gain = float(weights[0]) / output.scale
+        bits = _exact_output_bits(count, gain, largest_bias)
+        value = normalize_exact(ctx, x, eps, gain, bits, name=name)
+    else:
+        fraction_bits = _exact_output_bits(count, 1.0, 0.0)
+        normalized = normalize_exact(ctx, x, eps, 1.0, fraction_bits, name=name)
+        steps = weights / output.scale
+        largest_steps = float(np.abs(steps).max())
+        weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
+        value_bound = math.sqrt(max(count - 1, 1)) * largest_steps + largest_bias
+        bits = min(math.floor(math.log2(_AFFINE_LIMIT / value_bound)), fraction_bits + weight_bits)
+        int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, count)
+        value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
+                         shift=fraction_bits + weight_bits - bits)  # fmt: skip
+    if bias_steps is not None:
+        int_biases = np.round(bias_steps * 2.0**bits).astype(np.int32).reshape(1, count)
+        value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
+    if tuple(shape) != value.shape:
+        value = reshape(ctx.graph, value, shape, name=f"{name}_int32")
+    # A pure power of two: Vela folds it into the SUB or ADD before it.
+    return rescale(ctx.graph, value, name=name, scales=[2.0**-bits], output_dtype=output.dtype,
+                   input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+
+
+# ---- group_norm: the int16 normalized value u -------------------------------------------------------
+
+
+def _count_bits(count: int) -> int:
+    return math.ceil(math.log2(count)) if count > 1 else 0
+
+
+def _fraction_bits(count: int, bound: float = math.inf) -> int:
+    """F of ``u = z * 2**F``: u must fit int16 for every |z| up to ``bound``, and |z| <= sqrt(N - 1)."""
+    largest = min(math.sqrt(max(count - 1, 1)), bound)
+    # x * A and S * M (each up to 2**(37 + ceil(log2 N) - 30 + F) before their shifts) stay in int32.
+    headroom = 23 - _count_bits(count)
+    return min(math.floor(math.log2(32767 / largest)), _MAX_FRACTION_BITS, headroom)
+
+
+def unsaturated_bound(weight: np.ndarray | None, bias: np.ndarray | None, count: int, output: QParams) -> float:
+    """The largest |z| whose output ``z * w_c + b_c`` lies on the output grid for some channel c.
+
+    Beyond it every channel's output saturates, so u may saturate there too: a u clamped to int16 still
+    lands beyond the grid on the same side (w_c * u * 2**-F + b_c keeps its sign of z), and both
+    round to the same end code. Every bit F gains halves u's rounding error. Weights near 0 (a bound
+    as large as sqrt(N - 1)) leave F where it was.
+    """
+    limits = np.iinfo(output.dtype)
+    low = (limits.min - output.zero_point) * output.scale
+    high = (limits.max - output.zero_point) * output.scale
+    weights = np.ones(count) if weight is None else np.abs(weight.reshape(count))
+    biases = np.zeros(count) if bias is None else bias.reshape(count)
+    # One output step of slack: a z just past a channel's edge still rounds onto the grid's end code.
+    reach = np.maximum(np.abs(high - biases), np.abs(low - biases)) + output.scale
+    # A channel of weight 0 outputs its bias whatever z is: it sets no bound.
+    bounds = np.divide(reach, weights, out=np.zeros(count), where=weights > 0)
+    return float(bounds.max()) if bounds.max() > 0 else math.inf
+
+
+def normalize_rows_int(
+    ctx: LoweringContext, x: TosaValue, eps: float, *, name: str, bound: float = math.inf
+) -> tuple[TosaValue, int]:
+    """Steps 1-3 for int8 rows ``x`` [rows, N]: ``(u, F)``, u the int16 normalized value times 2**F.
+
+    ``bound``: the largest |z| that must not saturate u (beyond it every output saturates); the
+    default keeps every z.
+    """
+    stats = _row_statistics(ctx, x, eps, name=name)
+    ints, count = stats.ints, x.shape[1]
+    # M = 2**30 / sqrt(D * 2**s), below 2**30.
+    inverse = _inverse(stats, 2.0 ** (_INVERSE_BITS - 15 - stats.variance_shift / 2))
+    fraction_bits = _fraction_bits(count, bound)
+    # u = x * N * M / 2**(30 - F) - S * M / 2**(30 - F); A = N * M / 2**count_bits stays below 2**30.
+    count_bits = _count_bits(count)
+    x_shift = _INVERSE_BITS - fraction_bits - count_bits
+    scaled_count = ints.mul(inverse, ints.constant(count, "count_multiplier"), "scaled_count", shift=count_bits)
+    offset = ints.mul(stats.total, inverse, "offset", shift=_INVERSE_BITS - fraction_bits)
+    product = ints.mul(stats.wide, scaled_count, "scaled_x", shift=x_shift)
+    normalized_value = rescale(ctx.graph, ints.sub(product, offset, "centered"), name=f"{name}_normalized",
+                               scales=[1.0], output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
+    return normalized_value, fraction_bits
+
+
+def scale_and_shift(
+    ctx: LoweringContext,
+    value: TosaValue,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    output: QParams,
+    fraction_bits: int,
+    *,
+    name: str,
+) -> TosaValue:
+    """``value * 2**-F * weight + bias`` onto the output grid: a 1x1 DEPTHWISE_CONV2D and a RESCALE."""
+    graph = ctx.graph
+    rows, count = value.shape
+    weights = np.ones(count) if weight is None else weight.reshape(count)
+    biases = np.zeros(count) if bias is None else bias.reshape(count)
+    largest = float(np.abs(weights).max()) or 1.0
+    magnitudes = np.maximum(np.abs(weights), largest * _SMALLEST_WEIGHT_RATIO)
+    int8_weights = np.round(_UNIT_WEIGHT * weights / magnitudes).astype(np.int8)
+    # One accumulator unit of channel c is worth magnitude_c / 127 * 2**-F of the real output.
+    units = magnitudes / _UNIT_WEIGHT * 2.0**-fraction_bits
+    channels = reshape(graph, value, (1, 1, rows, count), name=f"{name}_channels")
+    operands = [
+        channels,
+        graph.add_const(f"{name}_weight", int8_weights.reshape(1, 1, count, 1)),
+        graph.add_const(f"{name}_bias", np.round(biases / units).astype(INT48)),
+        graph.add_scalar_const(f"{name}_input_zp", 0, np.int16),
+        graph.add_scalar_const(f"{name}_weight_zp", 0, np.int8),
+    ]
+    accumulator = graph.add_tensor(f"{name}_affine", channels.shape, INT48)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.DepthwiseConv2dAttribute(pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1], local_bound=False,
+                                       acc_type=ts.DType.INT48)  # fmt: skip
+    graph.add_op(ts.Op.DEPTHWISE_CONV2D, operands, [accumulator], attribute)
+    result = rescale(graph, accumulator, name=f"{name}_output", scales=list(units / output.scale),
+                     output_dtype=output.dtype, input_zp=0, output_zp=output.zero_point,
+                     output_qparams=output)  # fmt: skip
+    return reshape(graph, result, (rows, count), name=f"{name}_rows_out")
