@@ -213,7 +213,9 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
             return f"{where}: dequantizes for {', '.join(outside)} outside the partition; its int8 input leaves it"
         return None
     for producer in node.all_input_nodes:
-        if producer.op == "call_function" and producer not in selected:
+        # An integer or bool tensor from the CPU (token ids cast to int32) enters as it is, as an
+        # integer model input does; a real one would arrive float, with no quantize standing for it.
+        if producer.op == "call_function" and producer not in selected and _carries_reals(producer):
             return f"{where}: its input {producer.name} stays on the CPU, so it would receive a float tensor"
     if not _carries_reals(node):
         return None  # integer and bool results (bitwise, logical ops) leave the partition as they are
