@@ -75,6 +75,13 @@ TEST_CASES = {
     "tokens": OpTestCase(seeded(0, _Embedding, 32, 16), _indices(0, 32, (1, 10)), cpu_targets=_U55),
     "batch_of_sequences": OpTestCase(seeded(1, _Embedding, 100, 8), _indices(1, 100, (3, 7)), cpu_targets=_U55),
     "flat_indices": OpTestCase(seeded(2, _Embedding, 10, 24), _indices(2, 10, (12,)), cpu_targets=_U55),
+    # 1100 x 64 codes: more table than the U85's one-hot lookup reads per call (common/gather.py).
+    "large_table": OpTestCase(
+        seeded(3, _Embedding, 1100, 64),
+        _indices(3, 1100, (1, 4)),
+        cpu_targets=("u85_INT",),
+        targets=("tosa_INT", "u85_INT"),
+    ),
 }
 
 OP = ArmOp(

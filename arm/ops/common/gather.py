@@ -29,8 +29,12 @@ from arm.tosa.quantization import QParams, is_dequantize
 from arm.tosa.specification import TosaSpecification
 
 # The one-hot matrix is [ids, rows] int8 in the NPU's SRAM: bound it well below the smallest SRAM a
-# U85 system configuration gives Vela (a larger table's lookup stays on the CPU, with this reason).
+# U85 system configuration gives Vela. And the convolution reads the whole table per call (its MACs are
+# ids x rows x width) where a CPU gather reads the looked-up rows only: Llama-tiny's 256x64 table costs
+# 5,920 U85-256 cycles for 16 ids; a GPT-2-sized one (50257x768) would read 38 MB per call. Larger
+# lookups stay on the CPU, with the reason.
 MAX_ONE_HOT_BYTES = 256 * 1024
+MAX_ONE_HOT_TABLE_BYTES = 64 * 1024
 
 
 def indices_reason(node: Node, indices: Node, spec: TosaSpecification, *, one_hot_on_u85: bool = False) -> str | None:
@@ -75,14 +79,21 @@ def gather(ctx: LoweringContext, table: TosaValue, indices: TosaValue, *, name: 
 
 
 def one_hot_reason(node: Node, table: Node, indices: Node) -> str | None:
-    """Why the U85's one-hot lookup cannot take ``table[indices]``: the table must be a quantized constant
-    (an embedding's weights) and the one-hot matrix must fit ``MAX_ONE_HOT_BYTES``."""
+    """Why the U85's one-hot lookup does not take ``table[indices]``: the table must be a quantized
+    constant (an embedding's weights) of at most ``MAX_ONE_HOT_TABLE_BYTES``, and the one-hot matrix must
+    fit ``MAX_ONE_HOT_BYTES``."""
     if not (is_dequantize(table) and table.args[0].op == "placeholder"):
         return (
             f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
             f"for it needs a constant table, but {table.name} is computed; the lookup stays on the CPU"
         )
-    rows = shape_of(table)[0]
+    rows, width = shape_of(table)
+    if rows * width > MAX_ONE_HOT_TABLE_BYTES:
+        return (
+            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
+            f"for it reads the whole {rows}x{width} table per call, more than {MAX_ONE_HOT_TABLE_BYTES} bytes, "
+            "where a CPU gather reads the looked-up rows only; the lookup stays on the CPU"
+        )
     size = math.prod(shape_of(indices)) * rows
     if size > MAX_ONE_HOT_BYTES:
         return (
