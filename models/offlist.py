@@ -311,18 +311,19 @@ def run_campaign(names: list[str], targets: list[str], out: Path) -> None:
 
 def markdown_table(rows: list[dict[str, object]]) -> str:
     lines = [
-        "| model | target | status | partitions | delegated | CPU ops (count) |",
-        "|---|---|---|---|---|---|",
+        "| model | target | status | partitions | delegated | Vela cycles | CPU ops (count) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         if row["status"] == "compiles":
             ops = ", ".join(f"{op.removeprefix('aten_')} ({n})" for op, n in sorted(row["cpu_ops"].items())) or "-"
+            cycles = f"{row['total_cycles']:,}" if row.get("total_cycles") else "-"
             lines.append(
                 f"| {row['model']} | {row['target']} | compiles | {row['partitions']} | "
-                f"{100 * float(row['delegated_share']):.1f}% | {ops} |"
+                f"{100 * float(row['delegated_share']):.1f}% | {cycles} | {ops} |"
             )
         else:
-            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | {row.get('error', '')} |")
+            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | | {row.get('error', '')} |")
     return "\n".join(lines)
 
 
