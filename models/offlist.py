@@ -12,7 +12,9 @@ reasons.
     python -m models.offlist --table /tmp/offlist.jsonl      # the Markdown table of models/README.md
 
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
-regression tests beside the code it fixed.
+regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
+autocast-disabled attention, arm/passes/int64_to_int32_test.py for token ids, arm/ops/addcmul.py's
+cases for ConvNeXt-V2). models/README.md has the results, per model and target.
 """
 
 from __future__ import annotations
