@@ -63,16 +63,13 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     return fp_add(ctx, ctx.value(bias, rank=rank), product, name=node.name)
 
 
-def addcmul(bias: torch.Tensor, lhs: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
-    return torch.addcmul(bias, lhs, rhs)
-
-
 def addcmul_scaled(bias: torch.Tensor, lhs: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
     return torch.addcmul(bias, lhs, rhs, value=0.5)
 
 
 class _ResponseNormTail(torch.nn.Module):
-    """ConvNeXt-V2's GRN tail: per-channel bias and weight parameters broadcast over a channels-last map."""
+    """ConvNeXt-V2's GRN tail: per-channel bias and weight parameters broadcast over a channels-last map
+    (value 1, so the decomposition is one mul and one add)."""
 
     def __init__(self, channels: int):
         super().__init__()
@@ -84,7 +81,7 @@ class _ResponseNormTail(torch.nn.Module):
 
 
 TEST_CASES = {
-    "broadcast": OpTestCase(FunctionModule(addcmul), random_inputs(0, (8,), (2, 4, 8), (2, 4, 8))),
+    # value != 1, and a broadcast factor.
     "scaled": OpTestCase(FunctionModule(addcmul_scaled), random_inputs(1, (3, 5), (3, 5), (1, 5))),
     "response_norm": OpTestCase(seeded(2, _ResponseNormTail, 8), random_inputs(2, (1, 4, 4, 8))),
 }
