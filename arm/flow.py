@@ -41,6 +41,7 @@ from arm.ops.common.node_info import describe
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
 from arm.passes.convolution_spelled_out import spell_out_convolutions
+from arm.passes.inline_mode_regions import inline_mode_regions
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
@@ -269,6 +270,9 @@ def _run_stages(
 
     with stages.run("export"):
         exported = torch.export.export(module, model.example_inputs)
+        # Before the control-flow checks and quantization: a region that only turns autocast or grad mode
+        # off is no control flow, and pt2e would leave its ops float (arm/passes/inline_mode_regions.py).
+        inline_mode_regions(exported.graph_module)
     if loops := _loops_executorch_cannot_run(exported.graph_module):
         raise FlowError(
             f"{', '.join(loops)}: ExecuTorch's program format has no while loop (its emitter runs cond, map "

@@ -34,6 +34,7 @@ from arm.tosa.specification import TosaSpecification
 logger = logging.getLogger(__name__)
 
 _QDQ_ONLY_REASON = "a quantize/dequantize group with nothing for the delegate to compute"
+_INTEGER_RESHAPES_ONLY_REASON = "its partition would only reshape integers, nothing for the NPU to compute"
 
 
 # Operators that to_edge decomposes into kept-whole ones (scaled_dot_product_attention into matmuls): the
@@ -117,6 +118,14 @@ class TOSAPartitioner(Partitioner):
                 # node the partitioner leaves there, with their reason.
                 self.rejected += [
                     (node.name, f"{describe(node)}: {_QDQ_ONLY_REASON}; it runs on the CPU")
+                    for node in partition.nodes
+                ]
+                continue
+            if all(_reshapes_integers(node) for node in partition.nodes):
+                # Token ids viewed before a lookup the target cannot run (GPT-2 on the U55): a delegate
+                # call for a reshape would cost more than the reshape.
+                self.rejected += [
+                    (node.name, f"{describe(node)}: {_INTEGER_RESHAPES_ONLY_REASON}; it runs on the CPU")
                     for node in partition.nodes
                 ]
                 continue
@@ -213,7 +222,9 @@ def _boundary_reason(node: Node, selected: set[Node]) -> str | None:
             return f"{where}: dequantizes for {', '.join(outside)} outside the partition; its int8 input leaves it"
         return None
     for producer in node.all_input_nodes:
-        if producer.op == "call_function" and producer not in selected:
+        # An integer or bool tensor from the CPU (token ids cast to int32) enters as it is, as an
+        # integer model input does; a real one would arrive float, with no quantize standing for it.
+        if producer.op == "call_function" and producer not in selected and _carries_reals(producer):
             return f"{where}: its input {producer.name} stays on the CPU, so it would receive a float tensor"
     if not _carries_reals(node):
         return None  # integer and bool results (bitwise, logical ops) leave the partition as they are
@@ -290,6 +301,12 @@ def _ethos_u_bool_reason(node: Node, selected: set[Node], spec: TosaSpecificatio
 def _is_bool(node: Node) -> bool:
     value = node.meta.get("val")
     return isinstance(value, torch.Tensor) and value.dtype == torch.bool
+
+
+def _reshapes_integers(node: Node) -> bool:
+    """A view of an integer tensor: moves no value, computes nothing."""
+    arm_op = registry.for_edge_node(node)
+    return arm_op is not None and arm_op.name == "view" and not _carries_reals(node)
 
 
 def _carries_reals(node: Node) -> bool:

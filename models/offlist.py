@@ -12,7 +12,9 @@ reasons.
     python -m models.offlist --table /tmp/offlist.jsonl      # the Markdown table of models/README.md
 
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
-regression tests beside the code it fixed.
+regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
+autocast-disabled attention, arm/passes/int64_to_int32_test.py for token ids, arm/ops/addcmul.py's
+cases for ConvNeXt-V2). models/README.md has the results, per model and target.
 """
 
 from __future__ import annotations
@@ -136,6 +138,62 @@ def _whisper_encoder() -> nn.Module:
     return WhisperEncoder(config)
 
 
+def _qwen2() -> nn.Module:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    # Grouped-query attention (4 query heads over 2 key/value heads) with rotary positions, as Qwen2.5-0.5B.
+    config = Qwen2Config(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=32,
+        tie_word_embeddings=True,
+    )
+    return Qwen2ForCausalLM(config)
+
+
+def _phi3() -> nn.Module:
+    from transformers import Phi3Config, Phi3ForCausalLM
+
+    # Fused qkv and gate_up projections, rotary positions, full multi-head attention.
+    config = Phi3Config(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=32,
+        original_max_position_embeddings=32,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return Phi3ForCausalLM(config)
+
+
+def _mobilebert() -> nn.Module:
+    from transformers import MobileBertConfig, MobileBertModel
+
+    # The bottleneck encoder with NoNorm (elementwise affine, no statistics) and stacked FFNs.
+    config = MobileBertConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        embedding_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        intra_bottleneck_size=32,
+        true_hidden_size=32,
+        num_feedforward_networks=2,
+        max_position_embeddings=32,
+    )
+    return MobileBertModel(config, add_pooling_layer=False)
+
+
 def _mel_frames() -> list[tuple[torch.Tensor]]:
     return seeded_inputs((1, 16, 32), count=CALIBRATION_SAMPLES)  # 2 x max_source_positions frames
 
@@ -160,6 +218,9 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
     "t5_encoder": _transformers(_t5_encoder, "input_ids", _token_ids),
     "whisper_encoder": _transformers(_whisper_encoder, "input_features", _mel_frames),
     "hf_vit": _transformers(_hf_vit, "pixel_values", _image(32)),
+    "qwen2": _transformers(_qwen2, "input_ids", _token_ids),
+    "phi3": _transformers(_phi3, "input_ids", _token_ids),
+    "mobilebert": _transformers(_mobilebert, "input_ids", _token_ids),
     # timm
     "resnet50": _timm("resnet50", 64),
     "mobilenetv4_conv_small": _timm("mobilenetv4_conv_small", 64),
@@ -170,10 +231,15 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
     "vit_small_avg": _timm("vit_small_patch16_224", 64, img_size=64, class_token=False, global_pool="avg"),
     "repvit_m0_9": _timm("repvit_m0_9", 64),
     "fastvit_t8": _timm("fastvit_t8", 64),
+    "ghostnet_100": _timm("ghostnet_100", 64),
+    "convnextv2_atto": _timm("convnextv2_atto", 64),
+    "edgenext_xx_small": _timm("edgenext_xx_small", 64),
     # torchvision
     "shufflenet_v2_x0_5": _torchvision("shufflenet_v2_x0_5", 64),
     "mnasnet0_5": _torchvision("mnasnet0_5", 64),
     "googlenet": _torchvision("googlenet", 64, aux_logits=False, init_weights=True),
+    "mobilenet_v3_large": _torchvision("mobilenet_v3_large", 64),
+    "efficientnet_v2_s": _torchvision("efficientnet_v2_s", 64),
     # on the zoo list at 64x64 and 256x256; at 224x224 it once segfaulted Vela on the U55
     "mobilevit_xxs_224": _timm("mobilevit_xxs", 224),
 }
@@ -247,18 +313,19 @@ def run_campaign(names: list[str], targets: list[str], out: Path) -> None:
 
 def markdown_table(rows: list[dict[str, object]]) -> str:
     lines = [
-        "| model | target | status | partitions | delegated | CPU ops (count) |",
-        "|---|---|---|---|---|---|",
+        "| model | target | status | partitions | delegated | Vela cycles | CPU ops (count) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         if row["status"] == "compiles":
             ops = ", ".join(f"{op.removeprefix('aten_')} ({n})" for op, n in sorted(row["cpu_ops"].items())) or "-"
+            cycles = f"{row['total_cycles']:,}" if row.get("total_cycles") else "-"
             lines.append(
                 f"| {row['model']} | {row['target']} | compiles | {row['partitions']} | "
-                f"{100 * float(row['delegated_share']):.1f}% | {ops} |"
+                f"{100 * float(row['delegated_share']):.1f}% | {cycles} | {ops} |"
             )
         else:
-            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | {row.get('error', '')} |")
+            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | | {row.get('error', '')} |")
     return "\n".join(lines)
 
 

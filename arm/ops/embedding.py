@@ -1,4 +1,9 @@
-"""aten.embedding -> TOSA GATHER of the weight's rows; quantized, the output keeps the weight's grid."""
+"""aten.embedding -> TOSA GATHER of the weight's rows; quantized, the output keeps the weight's grid.
+
+On the Ethos-U85, where Vela 5.2.0 runs no GATHER, the lookup is a one-hot convolution instead
+(EQUAL, CAST, CONV2D: arm/ops/common/gather.py), exact and on the NPU. The U55 has neither GATHER nor
+EQUAL: the lookup stays on the CPU there.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
-from arm.ops.common.gather import gather, index_value, indices_reason
+from arm.ops.common.gather import gather, index_value, indices_reason, one_hot_reason, one_hot_rows
 from arm.ops.common.op_test_case import OpTestCase, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import first_reason, profile_reason
@@ -22,8 +27,9 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     weight, indices = node.args[:2]
     return first_reason(
-        indices_reason(node, indices, spec),
+        indices_reason(node, indices, spec, one_hot_on_u85=True),
         profile_reason(node, spec, [weight]),
+        one_hot_reason(node, weight, indices) if spec.has("u85") else None,
     )
 
 
@@ -35,6 +41,10 @@ def annotate_embedding(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     weight, indices = node.args[:2]
+    if ctx.spec.has("u85"):
+        ids = index_value(ctx, indices, 1, name=f"{node.name}_indices")
+        rows = one_hot_rows(ctx, node, weight, ids, name=f"{node.name}_rows")
+        return reshape(ctx.graph, rows, shape_of(node), name=node.name)
     table = ctx.value(weight)
     if ctx.spec.is_int:
         table = requantize(ctx.graph, table, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
@@ -58,13 +68,20 @@ def _indices(seed: int, count: int, shape: tuple[int, ...]) -> tuple[torch.Tenso
     return (torch.randint(0, count, shape, generator=generator, dtype=torch.int32),)
 
 
-# No GATHER on the NPU: see arm/ops/common/gather.py.
-_ETHOS_U = ("u55_INT", "u85_INT")
+# The U55 has no GATHER, nor the EQUAL the U85's one-hot lookup is made of (arm/ops/common/gather.py).
+_U55 = ("u55_INT",)
 
 TEST_CASES = {
-    "tokens": OpTestCase(seeded(0, _Embedding, 32, 16), _indices(0, 32, (1, 10)), cpu_targets=_ETHOS_U),
-    "batch_of_sequences": OpTestCase(seeded(1, _Embedding, 100, 8), _indices(1, 100, (3, 7)), cpu_targets=_ETHOS_U),
-    "flat_indices": OpTestCase(seeded(2, _Embedding, 10, 24), _indices(2, 10, (12,)), cpu_targets=_ETHOS_U),
+    "tokens": OpTestCase(seeded(0, _Embedding, 32, 16), _indices(0, 32, (1, 10)), cpu_targets=_U55),
+    "batch_of_sequences": OpTestCase(seeded(1, _Embedding, 100, 8), _indices(1, 100, (3, 7)), cpu_targets=_U55),
+    "flat_indices": OpTestCase(seeded(2, _Embedding, 10, 24), _indices(2, 10, (12,)), cpu_targets=_U55),
+    # 1100 x 64 codes: more table than the U85's one-hot lookup reads per call (common/gather.py).
+    "large_table": OpTestCase(
+        seeded(3, _Embedding, 1100, 64),
+        _indices(3, 1100, (1, 4)),
+        cpu_targets=("u85_INT",),
+        targets=("tosa_INT", "u85_INT"),
+    ),
 }
 
 OP = ArmOp(

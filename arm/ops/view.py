@@ -8,7 +8,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import first_reason, movement_reason, rank_reason
+from arm.ops.common.support import dtype_of, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -19,10 +19,15 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        movement_reason(node, spec, [x]),
+        None if _is_integer_view(node, spec) else movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
         rank_reason(node, shape_of(node)),
     )
+
+
+def _is_integer_view(node: Node, spec: TosaSpecification) -> bool:
+    """An int32 view in the INT profile (token ids reshaped before an embedding): no grid to keep."""
+    return spec.is_int and dtype_of(node.args[0]) == torch.int32 and dtype_of(node) == torch.int32
 
 
 def annotate_view(node: Node, config: QuantizationConfig) -> None:
@@ -31,7 +36,7 @@ def annotate_view(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = ctx.value(node.args[0])
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not _is_integer_view(node, ctx.spec):
         # The quantizer shares the input's grid, so this rescale is only there for foreign annotations.
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     # The shape comes from the node's meta: view arguments may still hold a -1.

@@ -88,7 +88,7 @@ def narrow_int64(program: ExportedProgram, consumes: Consumes) -> Int64Narrowing
         # A getitem only selects a result of a multi-result op (max_pool2d's int64 indices): its
         # dtype is the producer's, whichever side lowers it.
         if node.op == "call_function" and node.target is not operator.getitem and consumes(node) and _is_int64(node):
-            _narrow_result(program, node)
+            _narrow_result(program, node, consumes)
             result.narrowed.append(node.name)
     graph.lint()
     program.graph_module.recompile()
@@ -158,11 +158,15 @@ def _cast_input_to_int32(program: ExportedProgram, node: Node, consumes: Consume
         user.replace_input_with(node, cast)
 
 
-def _narrow_result(program: ExportedProgram, node: Node) -> None:
-    """``node`` writes int32; a CPU cast restores int64 for everything that read it."""
-    users = list(node.users)
+def _narrow_result(program: ExportedProgram, node: Node, consumes: Consumes) -> None:
+    """``node`` writes int32; consumers read it so, and a CPU cast restores int64 for the other users."""
+    # A view of the token ids feeding an embedding (GPT-2) would otherwise hand the embedding the int64
+    # cast back, which keeps it off every delegate.
+    users = [user for user in node.users if not (user.op == "call_function" and consumes(user))]
     graph = program.graph_module.graph
     node.meta["val"] = node.meta["val"].to(torch.int32)
+    if not users:  # the output node is a user too
+        return
     with graph.inserting_after(node):
         cast = graph.call_function(_CAST, (node,), {"dtype": torch.int64})
     cast.meta["val"] = node.meta["val"].to(torch.int64)

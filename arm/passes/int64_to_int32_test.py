@@ -1,13 +1,21 @@
-"""narrow_int64 on small edge programs: what it narrows, what it keeps, and that results do not change."""
+"""narrow_int64 on small edge programs: what it narrows, what it keeps, and that results do not change;
+and token ids through the whole flow: only their int64 -> int32 cast stays on the CPU."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
+import pytest
 import torch
 from executorch.exir import to_edge
 from torch.export import ExportedProgram
 from torch.fx import Node
 
+from arm.flow import resolve_target, run_flow
+from arm.model_spec import ModelSpec
 from arm.passes.int64_to_int32 import narrow_int64
+from runtime.crosscheck.partitioned_program_oracle import PartitionedProgramOracle
 
 torch.set_num_threads(1)
 
@@ -104,3 +112,51 @@ def test_a_cast_of_the_narrowed_result_to_int32_goes() -> None:
     # value now says): the values are compared.
     for got, want in zip(program.module()(*inputs), expected, strict=True):
         torch.testing.assert_close(got.to(want.dtype), want)
+
+
+class _TokenModel(torch.nn.Module):
+    """GPT-2's way in: the int64 ids viewed as [batch, tokens], looked up, then a projection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = torch.nn.Embedding(32, 16)
+        self.head = torch.nn.Linear(16, 8)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.head(self.table(ids.view(-1, ids.shape[-1])))
+
+
+# What stays on the CPU per target: the ids' cast; on the U55 (no GATHER, no EQUAL) the lookup too, and
+# the view before it, which alone would be a delegate that only reshapes.
+_TOKEN_MODEL_CPU_NODES = {
+    "tosa-INT": {"ids_int32"},
+    "ethos-u85-256": {"ids_int32"},
+    "ethos-u55-128": {"ids_int32", "aten_view_copy_default", "aten_embedding_default"},
+}
+
+
+@pytest.mark.parametrize("target", list(_TOKEN_MODEL_CPU_NODES))
+def test_token_ids_reach_the_partition_as_int32(target: str, tmp_path: Path) -> None:
+    # The view read the int64 cast back and the embedding its int64 output, and the partition refused an
+    # int32 tensor from the CPU as if it were a float: view and lookup stayed on the CPU (GPT-2). Now only
+    # the ids' int64 -> int32 cast runs there; on the U85 the lookup is the one-hot convolution.
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        module = _TokenModel().eval()
+    generator = torch.Generator().manual_seed(0)
+    samples = [(torch.randint(0, 32, (1, 6), generator=generator),) for _ in range(4)]
+    result = run_flow(ModelSpec(module, samples[0], samples), resolve_target(target), progress=False)
+
+    assert result.delegate_ids == (result.target.compile_spec.backend_id,)
+    assert set(result.cpu_compute_nodes) == _TOKEN_MODEL_CPU_NODES[target], result.rejected
+    assert all(vela.cpu_ops == () for vela in result.artifacts.vela)
+    # The whole program (the cast on ExecuTorch's host runtime, the delegate on the TOSA reference model
+    # or, for the U85, Vela's command stream on the NPU model) computes what the quantized module does.
+    (tmp_path / "m.pte").write_bytes(result.pte)
+    (tmp_path / "m.tosa").write_bytes(result.artifacts.tosa[0].flatbuffer)
+    program = PartitionedProgramOracle(tmp_path / "m.pte", ethos_u_on_npu_model=result.target.is_ethos_u)
+    for (ids,) in samples:
+        (logits,) = program.run([ids.numpy()])
+        with torch.no_grad():
+            expected = result.quantized_module(ids).numpy()
+        np.testing.assert_array_equal(np.asarray(logits), expected)

@@ -9,6 +9,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.compile_spec import ArmCompileSpec
 from arm.ops.common import registry
+from arm.passes.inline_mode_regions import inline_mode_regions
 from arm.passes.norm_scale_folding import fold_norm_scales_into_linears
 from arm.passes.same_dtype_casts import remove_same_dtype_casts
 from arm.passes.square_as_product import squares_as_products
@@ -68,6 +69,9 @@ class EthosUQuantizer(Quantizer):
         return self
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        # Annotation sees the top-level graph only: a torch.autocast(enabled=False) or torch.no_grad()
+        # block would stay float (arm/passes/inline_mode_regions.py).
+        inline_mode_regions(model)
         # Ops such as scaled_dot_product_attention are quantized piece by piece: each intermediate
         # (scores, probabilities) needs its own observed grid, which one annotation cannot give.
         model = registry.decompose_for_quantization(model)

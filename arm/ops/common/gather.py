@@ -1,8 +1,14 @@
-"""TOSA GATHER for embedding and index_select: rows of a [N, K, C] table picked by [N, W] int32 indices.
+"""TOSA GATHER for embedding and index_select: rows of a [N, K, C] table picked by [N, W] int32 indices;
+and, for the Ethos-U85, the same lookup of a constant table as a one-hot convolution.
 
-TOSA has no int64, so indices must be int32. The U55 has no GATHER, and Vela 5.2.0 leaves GATHER on
-the CPU for the U85 too (a bare TOSA GATHER of int8, int16 or int32 values with int32 indices, in the
-Sram_Only, Shared_Sram and Dedicated_Sram_384KB memory modes): on both these ops stay on the CPU.
+TOSA has no int64, so indices must be int32. The U55 has no GATHER. Vela 5.2.0 leaves every TOSA GATHER
+on the CPU for the U85 although its U85 architecture has gather (measured: int8, int16 and int32
+values; constant and input tables; [1, 10, 4] to [1, 256, 64] tables with 3 to 16 indices, N of 1 and
+2; the Sram_Only, Shared_Sram and Dedicated_Sram_384KB memory modes; the peer's own Llama GATHERs too).
+It does run EQUAL, CAST and CONV2D there, so a lookup in a constant table (an embedding) is lowered
+for the U85 as ``onehot(ids) @ table``: EQUAL of the ids against 0..K-1, CAST of the bool to int8,
+and a 1x1 CONV2D whose weights are the table's int8 rows. One term of each sum is nonzero, so the
+result is the looked-up row exactly (``one_hot_rows``); 5,920 U85-256 cycles for a 256x64 table and 16 ids.
 """
 
 from __future__ import annotations
@@ -14,17 +20,29 @@ import torch
 import tosa_serializer as ts
 from torch.fx import Node
 
+from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
 from arm.ops.common.support import describe, dtype_of
+from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.quantization import QParams, is_dequantize
 from arm.tosa.specification import TosaSpecification
 
+# The one-hot matrix is [ids, rows] int8 in the NPU's SRAM: bound it well below the smallest SRAM a
+# U85 system configuration gives Vela. And the convolution reads the whole table per call (its MACs are
+# ids x rows x width) where a CPU gather reads the looked-up rows only: Llama-tiny's 256x64 table costs
+# 5,920 U85-256 cycles for 16 ids; a GPT-2-sized one (50257x768) would read 38 MB per call. Larger
+# lookups stay on the CPU, with the reason.
+MAX_ONE_HOT_BYTES = 256 * 1024
+MAX_ONE_HOT_TABLE_BYTES = 64 * 1024
 
-def indices_reason(node: Node, indices: Node, spec: TosaSpecification) -> str | None:
-    """The rule both ops share: a target with GATHER, and int32 indices."""
+
+def indices_reason(node: Node, indices: Node, spec: TosaSpecification, *, one_hot_on_u85: bool = False) -> str | None:
+    """The rule both ops share: a target with GATHER (or, with ``one_hot_on_u85``, the U85's one-hot
+    lookup), and int32 indices."""
     if spec.has("u55"):
         return f"{describe(node)}: the U55 has no GATHER; the lookup stays on the CPU"
-    if spec.has("u85"):
+    if spec.has("u85") and not one_hot_on_u85:
         return f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85; the lookup stays on the CPU"
     if dtype_of(indices) != torch.int32:
         return (
@@ -58,3 +76,67 @@ def gather(ctx: LoweringContext, table: TosaValue, indices: TosaValue, *, name: 
     attribute.GatherAttribute()
     ctx.graph.add_op(ts.Op.GATHER, [table, indices], [output], attribute)
     return output
+
+
+def one_hot_reason(node: Node, table: Node, indices: Node) -> str | None:
+    """Why the U85's one-hot lookup does not take ``table[indices]``: the table must be a quantized
+    constant (an embedding's weights) of at most ``MAX_ONE_HOT_TABLE_BYTES``, and the one-hot matrix must
+    fit ``MAX_ONE_HOT_BYTES``."""
+    if not (is_dequantize(table) and table.args[0].op == "placeholder"):
+        return (
+            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
+            f"for it needs a constant table, but {table.name} is computed; the lookup stays on the CPU"
+        )
+    rows, width = shape_of(table)
+    if rows * width > MAX_ONE_HOT_TABLE_BYTES:
+        return (
+            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
+            f"for it reads the whole {rows}x{width} table per call, more than {MAX_ONE_HOT_TABLE_BYTES} bytes, "
+            "where a CPU gather reads the looked-up rows only; the lookup stays on the CPU"
+        )
+    size = math.prod(shape_of(indices)) * rows
+    if size > MAX_ONE_HOT_BYTES:
+        return (
+            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
+            f"for it would need a {size}-byte one-hot matrix ({math.prod(shape_of(indices))} indices x {rows} rows, "
+            f"more than {MAX_ONE_HOT_BYTES}); the lookup stays on the CPU (look up fewer ids per call)"
+        )
+    return None
+
+
+def one_hot_rows(ctx: LoweringContext, node: Node, table: Node, indices: TosaValue, *, name: str) -> TosaValue:
+    """The rows of the constant int8 ``table`` [K, C] picked by ``indices`` ([1, W] int32), as a [1, W, 1, C]
+    int8 tensor on ``node``'s output grid, which must be the table's (embedding shares it)."""
+    values, qparams = ctx.quantized_constant(table)
+    rows, channels = values.shape
+    count = indices.shape[1]
+    column = reshape(ctx.graph, indices, (1, count, 1), name=f"{name}_ids")
+    positions = ctx.graph.add_const(f"{name}_positions", np.arange(rows, dtype=np.int32).reshape(1, 1, rows))
+    matches = ctx.graph.add_tensor(f"{name}_matches", (1, count, rows), np.dtype(np.bool_))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.EqualAttribute()
+    ctx.graph.add_op(ts.Op.EQUAL, [column, positions], [matches], attribute)
+    one_hot = cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot")
+    # On a grid of scale 1 and zero point 0 the one-hot codes are the reals 0 and 1.
+    one_hot_nhwc = ctx.graph.add_tensor(f"{name}_one_hot_nhwc", (1, count, 1, rows), np.int8, QParams((1.0,), 0, np.dtype(np.int8)))
+    shape = ctx.graph.add_shape_const(f"{one_hot_nhwc.name}_shape", one_hot_nhwc.shape)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.ReshapeAttribute()
+    ctx.graph.add_op(ts.Op.RESHAPE, [one_hot, shape], [one_hot_nhwc], attribute)
+    # The weights are the table's raw codes (zero point 0); the bias takes the table's zero point off
+    # each output channel, so the accumulator holds code - zero_point of the picked row, exactly.
+    scale = qparams.scale
+    weights = ConvWeights(
+        values=np.ascontiguousarray(values.T),
+        bias=np.full(channels, -qparams.zero_point * scale, dtype=np.float64),
+        scales=np.full(channels, scale, dtype=np.float64),
+    )
+    return emit_convolution(
+        ctx,
+        node,
+        name=name,
+        input_nhwc=one_hot_nhwc,
+        weights=weights,
+        geometry=ConvGeometry(),
+        output_shape_nhwc=(1, count, 1, channels),
+    )
