@@ -20,7 +20,7 @@ made into its ``_copy`` form gets the contiguous value executorch's passes give 
 re-propagated (``_restride``), so dim-order clones read as they do after to_edge.
 
 What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
-symbolic shapes, a Python scalar where the schema wants a tensor, mixed-dtype arithmetic, a no-op copy,
+symbolic shapes, a no-op copy,
 an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
 graph; the flow then takes executorch's route. Nodes keep the names to_edge would give them, so the
 partitioner's reasons, the fallback plan and the delegates' TOSA graphs read the same either way.
@@ -44,6 +44,8 @@ from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_p
 from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
 from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
 from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_view_copy_of_view_op
+from torch._export.utils import _is_preservable_cia_op
+from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 from torch.export import ExportedProgram
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -115,10 +117,16 @@ _DEQUANTIZE = frozenset({
     torch.ops.quantized_decomposed.dequantize_per_channel.default,
 })  # fmt: skip
 
-# executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
-_PROMOTING = frozenset({
-    _aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor, _aten.div.Tensor_mode, _aten.minimum.default
-})  # fmt: skip
+# executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast, by
+# these kinds of promotion (div without a rounding mode promotes integers to float).
+_PROMOTING = {
+    _aten.add.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.sub.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.mul.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.div.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.INT_TO_FLOAT,
+    _aten.div.Tensor_mode: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.minimum.default: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+}
 
 @dataclasses.dataclass(frozen=True)
 class KeptWhereDelegated:
@@ -184,8 +192,8 @@ def _rewrite(
         if node.op == "call_function" and node.target is not operator.getitem:
             _check_decomposed(node)
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
-            _check_promotion(node)
             constants = _scalars_to_tensors(program.graph_module, node, constants)
+            _cast_mixed_operands(program.graph_module, node)
             became_copy = _to_edge_operator(node)
             if became_copy or any(n in restrided for n in node.all_input_nodes):
                 _restride(node, restrided)
@@ -292,17 +300,41 @@ def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> in
     return count
 
 
-def _check_promotion(node: Node) -> None:
-    """executorch's RemoveMixedTypeOperators casts an operand whose dtype is not the computation's; this
-    module does not, so such a node keeps executorch's route."""
-    if node.target not in _PROMOTING:
+def _cast_mixed_operands(graph_module: GraphModule, node: Node) -> None:
+    """executorch's RemoveMixedTypeOperators (after ScalarToTensorPass, as in to_edge): an operand of a
+    promoting operator whose dtype is not the computation's gets a cast to it, inserted before the node
+    in operand order, with the node's metadata (``_to_copy``, in its edge dim-order form)."""
+    kind = _PROMOTING.get(node.target)
+    if kind is None or len(node.args) <= 1:
         return
-    operands = [
-        a.meta["val"] if isinstance(a, Node) else torch.tensor(a) for a in node.args[:2] if isinstance(a, (Node, int, float, bool))
-    ]
-    result = node.meta.get("val")
-    if any(not isinstance(o, torch.Tensor) or o.dtype != result.dtype for o in operands):
-        raise NotConvertible(f"node {node.name}: {node.target} mixes operand dtypes")
+    if node.target is _aten.div.Tensor_mode and node.kwargs.get("rounding_mode") is None:
+        kind = ELEMENTWISE_TYPE_PROMOTION_KIND.INT_TO_FLOAT
+    values = [_operand_value(graph_module, a) for a in node.args]
+    dtype = elementwise_dtypes(*values, type_promotion_kind=kind)[1]
+    schema = node.target._schema.arguments
+    args = list(node.args)
+    for index, (argument, value) in enumerate(zip(schema, values)):
+        if not (isinstance(argument.type, torch.TensorType) and isinstance(value, torch.Tensor)) or value.dtype == dtype:
+            continue
+        with node.graph.inserting_before(node):
+            cast = node.graph.call_function(_aten._to_copy.default, (args[index],), {"dtype": dtype})
+        cast.meta = {key: node.meta[key] for key in _INHERITED_META if key in node.meta}
+        cast.meta["val"] = _fake_cast(args[index].meta["val"], dtype)
+        _to_edge_operator(cast)
+        args[index] = cast
+    node.args = tuple(args)
+
+
+def _operand_value(graph_module: GraphModule, argument: object) -> object:
+    """What RemoveMixedTypeOperators promotes over: a node's (fake) tensor, a constant's tensor, a number."""
+    if isinstance(argument, Node):
+        return argument.meta["val"]
+    return argument
+
+
+def _fake_cast(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    with torch._guards.detect_fake_mode([value]):
+        return torch.ops.aten._to_copy.default(value, dtype=dtype)
 
 
 def _is_inplace(target: torch._ops.OpOverload) -> bool:
@@ -357,11 +389,16 @@ def _make_functional(graph: Graph) -> int:
 
 
 def _needs_decomposition(target: object, table: dict, preserved: frozenset) -> bool:
+    """What torch.export's ``run_decompositions(table)`` decomposes: the table's operators, and composite
+    ones but those it can keep whole (functional, not aliasing) and the table leaves out, such as
+    ``upsample_nearest2d.vec``, which it keeps as it is (YOLOv8n's upsampling)."""
     if not isinstance(target, torch._ops.OpOverload) or target in preserved:
         return False
     if target in table:
         return True
-    return torch._C._dispatch_has_kernel_for_dispatch_key(target.name(), "CompositeImplicitAutograd")
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(target.name(), "CompositeImplicitAutograd"):
+        return False
+    return not _is_preservable_cia_op(target)
 
 
 def _decompose(node: Node, table: dict) -> None:
