@@ -40,6 +40,7 @@ from executorch.exir.dialects.edge._ops import EdgeOpOverload
 from executorch.exir.passes.dim_order_ops_registry import DimOrderOpsMap
 from executorch.exir.passes import DebugHandleGeneratorPass, convert_constant_dim_order_pass
 from executorch.exir.passes.remove_noop_pass import eliminate_dq_q
+from executorch.exir.passes.replace_aten_with_edge_pass import DISALLOW_LIST as KEPT_AS_ATEN
 from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_parameters_pass
 from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
 from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
@@ -71,8 +72,6 @@ _INHERITED_META = ("stack_trace", "nn_module_stack", "source_fn_stack", "torch_f
 
 # Operators only executorch's route handles; the graph keeps that route when one is present.
 _RETRACE_ONLY = frozenset({
-    _aten.to.dtype,
-    _aten.scalar_tensor.default,
     _aten._assert_scalar.default,
     _aten._assert_async.msg,
     _aten._assert_tensor_metadata.default,
@@ -85,6 +84,7 @@ _RETRACE_ONLY = frozenset({
 # keeps executorch's route until it is checked and added here.
 _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.adaptive_avg_pool2d.default,
+    _aten.arange.default,  # arange.start_step(0, end), as export spells it (Llama's rotary positions)
     _aten.chunk.default,
     _aten.contiguous.default,
     _aten.conv1d.default,  # the flow spells batched ones out first (arm.passes.convolution_spelled_out)
@@ -96,6 +96,7 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.hardswish.default,
     _aten.layer_norm.default,
     _aten.linear.default,
+    _aten.masked_fill.Scalar,  # where(mask, scalar_tensor(value), x); scalar_tensor stays an ATen op
     _aten.matmul.default,
     _aten.max_pool2d.default,
     _aten.reshape.default,
@@ -104,6 +105,9 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.softmax.int,
     _aten.split.Tensor,
     _aten.squeeze.dim,
+    _aten.to.device,  # a cast (_to_copy with its dtype); a no-op one is dropped first (_drop_noop_casts)
+    _aten.to.dtype,
+    _aten.to.dtype_layout,
     _aten.transpose.int,
     _aten.unflatten.int,
 })  # fmt: skip
@@ -160,11 +164,89 @@ def convert(
     ``decomposition_table``: to_edge's, without them; ``kept_where``: the partitioner's per-node filter,
     when it has one."""
     preserved = frozenset(preserve)
-    _check_convertible(program, decomposition_table, preserved)
+    _check_no_writes(program)
+    changed = _normalize(program)
+    try:
+        _check_convertible(program, decomposition_table, preserved)
+    except NotConvertible as error:
+        raise NotConvertible(str(error), graph_changed=changed) from error
     try:
         return _rewrite(program, decomposition_table, preserved, kept_where)
     except NotConvertible as error:
         raise NotConvertible(str(error), graph_changed=True) from error
+
+
+# ---- what run_decompositions does before any operator is decomposed ----------------------------------
+# Each of these is exactly what executorch's re-trace does to such nodes, so the program reads the same to
+# to_edge afterwards (the flow exports it again anyway when the in-place route declines after them).
+
+_CAST_OVERLOADS = frozenset({_aten.to.dtype, _aten.to.device, _aten.to.dtype_layout})
+_GRAD_MODE_REGION = torch.ops.higher_order.wrap_with_set_grad_enabled
+
+
+def _normalize(program: ExportedProgram) -> bool:
+    """Inlines grad-mode regions, drops tensor-metadata asserts, dead code and casts that change nothing;
+    returns whether the graph changed."""
+    graph = program.graph
+    before = len(graph.nodes)
+    inlined = _inline_grad_mode_regions(program.graph_module)
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target is _aten._assert_tensor_metadata.default and not node.users:
+            graph.erase_node(node)
+    # What only a dead node read goes too: functionalization drops any unused functional operator, even
+    # one fx keeps for its random tag (Llama's unused attention, and the causal mask it read).
+    graph.eliminate_dead_code(is_impure_node=_has_effects)
+    _drop_noop_casts(graph)
+    changed = inlined or len(graph.nodes) != before
+    if changed:
+        program.graph_module.recompile()
+    return changed
+
+
+def _has_effects(node: Node) -> bool:
+    if node.op != "call_function":
+        return node.op in ("placeholder", "output")
+    return not isinstance(node.target, torch._ops.OpOverload) or node.target._schema.is_mutable
+
+
+def _inline_grad_mode_regions(graph_module: GraphModule) -> bool:
+    """A ``torch.no_grad()`` block (transformers' rotary embedding) is a ``wrap_with_set_grad_enabled``
+    call of a submodule in the exported program; inference needs no grad mode, and the re-trace inlines
+    its nodes where the call was. So does this, keeping each node's own metadata."""
+    graph = graph_module.graph
+    calls = [n for n in graph.nodes if n.op == "call_function" and n.target is _GRAD_MODE_REGION]
+    for call in calls:
+        region = getattr(graph_module, call.args[1].target)
+        if any(n.op == "call_function" and isinstance(n.target, torch._ops.HigherOrderOperator) for n in region.graph.nodes):
+            continue  # control flow inside: _check_convertible refuses the program
+        if any(user.target is not operator.getitem for user in call.users):
+            continue
+        env: dict[Node, object] = dict(zip((n for n in region.graph.nodes if n.op == "placeholder"), call.args[2:]))
+        with graph.inserting_before(call):
+            for inner in region.graph.nodes:
+                if inner.op == "call_function":
+                    env[inner] = graph.node_copy(inner, env.__getitem__)
+                elif inner.op == "output":
+                    results = torch.fx.map_arg(inner.args[0], env.__getitem__)
+        for user in list(call.users):
+            user.replace_all_uses_with(results[user.args[1]])
+            graph.erase_node(user)
+        attribute = call.args[1]
+        graph.erase_node(call)
+        if not attribute.users:
+            graph.erase_node(attribute)
+            delattr(graph_module, attribute.target)
+    return bool(calls)
+
+
+def _drop_noop_casts(graph: Graph) -> None:
+    """``x.to(dtype)`` where x has that dtype already is x itself after functionalization."""
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target in _CAST_OVERLOADS and _is_noop(node):
+            if any(user.op == "output" for user in node.users):
+                continue  # a returned alias of its input: the re-trace copies it; left for the checks
+            node.replace_all_uses_with(node.args[0])
+            graph.erase_node(node)
 
 
 def _rewrite(
@@ -242,12 +324,15 @@ def _record_provenance(graph: Graph) -> None:
             node.meta["from_node"] = [NodeSource(node, "edge_in_place", NodeSourceAction.CREATE)]
 
 
-def _check_convertible(
-    program: ExportedProgram, table: dict, preserved: frozenset[torch._ops.OpOverload]
-) -> None:
+def _check_no_writes(program: ExportedProgram) -> None:
     signature = program.graph_signature
     if signature.buffers_to_mutate or signature.user_inputs_to_mutate:
         raise NotConvertible("the program writes into its inputs or buffers")
+
+
+def _check_convertible(
+    program: ExportedProgram, table: dict, preserved: frozenset[torch._ops.OpOverload]
+) -> None:
     if any(isinstance(module, GraphModule) for name, module in program.graph_module.named_children()):
         raise NotConvertible("the program holds control flow (a submodule graph)")
     for node in program.graph.nodes:
@@ -266,7 +351,7 @@ def _check_convertible(
             raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
         if target in _RETRACE_ONLY:
             raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
-        if target in _DROPPED_WHEN_NOOP and _is_noop(node):
+        if (target in _DROPPED_WHEN_NOOP or target in _CAST_OVERLOADS) and _is_noop(node):
             raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
         if _is_inplace(target):
             _check_inplace(node)
@@ -360,6 +445,7 @@ def _is_noop(node: Node) -> bool:
         and before.dtype == after.dtype
         and before.shape == after.shape
         and before.stride() == after.stride()
+        and before.device == after.device
     )
 
 
@@ -496,6 +582,8 @@ def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[
 def _to_edge_operator(node: Node) -> bool:
     """Renames ``node``'s operator to its edge form; True when a view became its ``_copy`` variant."""
     target = original = node.target
+    if target in KEPT_AS_ATEN:  # executorch's OpReplacePass leaves these alone (scalar_tensor, asserts)
+        return False
     if target is _aten._unsafe_view.default:
         target = _aten.view_copy.default
     elif target is _aten.t.default:
@@ -561,6 +649,8 @@ def _rename_as_retraced(graph: Graph) -> None:
     namespace = torch.fx.graph._Namespace()
     for node in graph.nodes:
         candidate = graph._target_to_str(node.target) if node.op == "call_function" else node.name
+        if node.op == "call_function" and node.target in KEPT_AS_ATEN:  # a re-trace names these by the op alone
+            candidate = node.target._schema.name.split("::")[1]
         name = namespace.create_name(candidate, node)
         if name != node.name:
             node.name = name

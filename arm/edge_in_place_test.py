@@ -67,6 +67,20 @@ class _Upsampled(torch.nn.Module):
         return torch.nn.functional.interpolate(x, scale_factor=2.0, mode="nearest").sigmoid()
 
 
+class _DecoderPieces(torch.nn.Module):
+    """What transformers' Llama holds besides its layers: a ``no_grad`` block (the rotary tables: a
+    grad-mode region in the exported program), casts that change nothing (dropped) and one that does,
+    arange positions, a masked_fill, and an attention nothing reads (dropped with the mask it reads)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            positions = torch.arange(x.shape[-1]).to(torch.float32)
+            table = positions.to(torch.float32).cos() * 0.5
+        mask = x > 0
+        torch.nn.functional.scaled_dot_product_attention(x, x, x, attn_mask=mask.cumsum(-1) > 1)
+        return (x.to(torch.float32) + table).masked_fill(mask, -1.0) * 2
+
+
 def _signatures(program: torch.export.ExportedProgram) -> list[tuple[str, ...]]:
     def value(node: torch.fx.Node) -> str:
         val = node.meta.get("val")
@@ -89,8 +103,9 @@ def _both_routes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]):
         (_Attention(), (torch.randn(2, 3, 8),)),
         (_MixedDtypes(), (torch.randn(3), torch.arange(3))),
         (_Upsampled(), (torch.randn(1, 2, 3, 3),)),
+        (_DecoderPieces(), (torch.randn(1, 2, 4, 4),)),
     ],
-    ids=["classifier", "attention", "mixed_dtypes", "upsampled"],
+    ids=["classifier", "attention", "mixed_dtypes", "upsampled", "decoder_pieces"],
 )
 def test_edge_graph_equals_to_edges(module, inputs):
     torch.manual_seed(0)
