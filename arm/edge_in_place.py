@@ -8,20 +8,24 @@ for a handful of nodes (an in-place ReLU, a ``flatten``, a ``linear``, an eval `
 
 This module does the same rewrite node by node, in place:
 
+* first what the re-trace does before decomposing: grad-mode regions (a ``no_grad`` block) are inlined,
+  tensor-metadata asserts, dead functional operators and casts that change nothing are dropped;
 * an in-place operator whose input nobody reads afterwards becomes its functional form;
 * an operator to_edge would decompose (in its decomposition table, or composite) is replaced by the
   graph torch's own decompositions trace for that one node (cached per operator and argument shapes);
+* a number where a tensor is wanted becomes a constant, and mixed operand dtypes get executorch's cast;
 * every operator is then renamed the way to_edge names it: views to their ``_copy`` variant, ``t`` to
-  ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators.
+  ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators
+  (but the few executorch leaves as ATen operators, such as ``scalar_tensor``).
 
 A partitioner that keeps operators whole only on the nodes it will delegate (attention models) is
 followed node by node the way executorch's EDGE_DO_NOT_DECOMP path goes (``KeptWhereDelegated``). A node
 made into its ``_copy`` form gets the contiguous value executorch's passes give it, and what reads it is
 re-propagated (``_restride``), so dim-order clones read as they do after to_edge.
 
-What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
-symbolic shapes, a no-op copy,
-an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
+What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow
+other than a grad-mode region, symbolic shapes, a no-op copy, an empty tensor, an operator whose
+decomposition is not checked, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
 graph; the flow then takes executorch's route. Nodes keep the names to_edge would give them, so the
 partitioner's reasons, the fallback plan and the delegates' TOSA graphs read the same either way.
 """
@@ -275,7 +279,7 @@ def _rewrite(
             _check_decomposed(node)
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             constants = _scalars_to_tensors(program.graph_module, node, constants)
-            _cast_mixed_operands(program.graph_module, node)
+            _cast_mixed_operands(node)
             became_copy = _to_edge_operator(node)
             if became_copy or any(n in restrided for n in node.all_input_nodes):
                 _restride(node, restrided)
@@ -385,7 +389,7 @@ def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> in
     return count
 
 
-def _cast_mixed_operands(graph_module: GraphModule, node: Node) -> None:
+def _cast_mixed_operands(node: Node) -> None:
     """executorch's RemoveMixedTypeOperators (after ScalarToTensorPass, as in to_edge): an operand of a
     promoting operator whose dtype is not the computation's gets a cast to it, inserted before the node
     in operand order, with the node's metadata (``_to_copy``, in its edge dim-order form)."""
@@ -394,7 +398,7 @@ def _cast_mixed_operands(graph_module: GraphModule, node: Node) -> None:
         return
     if node.target is _aten.div.Tensor_mode and node.kwargs.get("rounding_mode") is None:
         kind = ELEMENTWISE_TYPE_PROMOTION_KIND.INT_TO_FLOAT
-    values = [_operand_value(graph_module, a) for a in node.args]
+    values = [a.meta["val"] if isinstance(a, Node) else a for a in node.args]
     dtype = elementwise_dtypes(*values, type_promotion_kind=kind)[1]
     schema = node.target._schema.arguments
     args = list(node.args)
@@ -408,13 +412,6 @@ def _cast_mixed_operands(graph_module: GraphModule, node: Node) -> None:
         _to_edge_operator(cast)
         args[index] = cast
     node.args = tuple(args)
-
-
-def _operand_value(graph_module: GraphModule, argument: object) -> object:
-    """What RemoveMixedTypeOperators promotes over: a node's (fake) tensor, a constant's tensor, a number."""
-    if isinstance(argument, Node):
-        return argument.meta["val"]
-    return argument
 
 
 def _fake_cast(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
