@@ -8,20 +8,24 @@ for a handful of nodes (an in-place ReLU, a ``flatten``, a ``linear``, an eval `
 
 This module does the same rewrite node by node, in place:
 
+* first what the re-trace does before decomposing: grad-mode regions (a ``no_grad`` block) are inlined,
+  tensor-metadata asserts, dead functional operators and casts that change nothing are dropped;
 * an in-place operator whose input nobody reads afterwards becomes its functional form;
 * an operator to_edge would decompose (in its decomposition table, or composite) is replaced by the
   graph torch's own decompositions trace for that one node (cached per operator and argument shapes);
+* a number where a tensor is wanted becomes a constant, and mixed operand dtypes get executorch's cast;
 * every operator is then renamed the way to_edge names it: views to their ``_copy`` variant, ``t`` to
-  ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators.
+  ``t_copy``, ``clone``/``_to_copy``/``empty`` to executorch's dim-order ops, and all to edge operators
+  (but the few executorch leaves as ATen operators, such as ``scalar_tensor``).
 
 A partitioner that keeps operators whole only on the nodes it will delegate (attention models) is
 followed node by node the way executorch's EDGE_DO_NOT_DECOMP path goes (``KeptWhereDelegated``). A node
 made into its ``_copy`` form gets the contiguous value executorch's passes give it, and what reads it is
 re-propagated (``_restride``), so dim-order clones read as they do after to_edge.
 
-What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow,
-symbolic shapes, a Python scalar where the schema wants a tensor, mixed-dtype arithmetic, a no-op copy,
-an empty tensor, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
+What it does not know how to rewrite exactly as to_edge would (mutated inputs or buffers, control flow
+other than a grad-mode region, symbolic shapes, a no-op copy, an empty tensor, an operator whose
+decomposition is not checked, ...) it refuses with ``NotConvertible`` naming the node and why, before touching the
 graph; the flow then takes executorch's route. Nodes keep the names to_edge would give them, so the
 partitioner's reasons, the fallback plan and the delegates' TOSA graphs read the same either way.
 """
@@ -40,10 +44,13 @@ from executorch.exir.dialects.edge._ops import EdgeOpOverload
 from executorch.exir.passes.dim_order_ops_registry import DimOrderOpsMap
 from executorch.exir.passes import DebugHandleGeneratorPass, convert_constant_dim_order_pass
 from executorch.exir.passes.remove_noop_pass import eliminate_dq_q
+from executorch.exir.passes.replace_aten_with_edge_pass import DISALLOW_LIST as KEPT_AS_ATEN
 from executorch.exir.passes.remove_unused_parameters_pass import remove_unused_parameters_pass
 from executorch.exir.program._program import _get_updated_graph_signature, lift_constant_tensor_pass
 from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
 from torch._export.passes.replace_view_ops_with_view_copy_ops_pass import get_view_copy_of_view_op
+from torch._export.utils import _is_preservable_cia_op
+from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 from torch.export import ExportedProgram
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -69,8 +76,6 @@ _INHERITED_META = ("stack_trace", "nn_module_stack", "source_fn_stack", "torch_f
 
 # Operators only executorch's route handles; the graph keeps that route when one is present.
 _RETRACE_ONLY = frozenset({
-    _aten.to.dtype,
-    _aten.scalar_tensor.default,
     _aten._assert_scalar.default,
     _aten._assert_async.msg,
     _aten._assert_tensor_metadata.default,
@@ -83,6 +88,7 @@ _RETRACE_ONLY = frozenset({
 # keeps executorch's route until it is checked and added here.
 _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.adaptive_avg_pool2d.default,
+    _aten.arange.default,  # arange.start_step(0, end), as export spells it (Llama's rotary positions)
     _aten.chunk.default,
     _aten.contiguous.default,
     _aten.conv1d.default,  # the flow spells batched ones out first (arm.passes.convolution_spelled_out)
@@ -94,6 +100,7 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.hardswish.default,
     _aten.layer_norm.default,
     _aten.linear.default,
+    _aten.masked_fill.Scalar,  # where(mask, scalar_tensor(value), x); scalar_tensor stays an ATen op
     _aten.matmul.default,
     _aten.max_pool2d.default,
     _aten.reshape.default,
@@ -102,6 +109,9 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.softmax.int,
     _aten.split.Tensor,
     _aten.squeeze.dim,
+    _aten.to.device,  # a cast (_to_copy with its dtype); a no-op one is dropped first (_drop_noop_casts)
+    _aten.to.dtype,
+    _aten.to.dtype_layout,
     _aten.transpose.int,
     _aten.unflatten.int,
 })  # fmt: skip
@@ -115,10 +125,16 @@ _DEQUANTIZE = frozenset({
     torch.ops.quantized_decomposed.dequantize_per_channel.default,
 })  # fmt: skip
 
-# executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast.
-_PROMOTING = frozenset({
-    _aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor, _aten.div.Tensor, _aten.div.Tensor_mode, _aten.minimum.default
-})  # fmt: skip
+# executorch's RemoveMixedTypeOperators: these promote mixed operand dtypes with an inserted cast, by
+# these kinds of promotion (div without a rounding mode promotes integers to float).
+_PROMOTING = {
+    _aten.add.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.sub.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.mul.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.div.Tensor: ELEMENTWISE_TYPE_PROMOTION_KIND.INT_TO_FLOAT,
+    _aten.div.Tensor_mode: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+    _aten.minimum.default: ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT,
+}
 
 @dataclasses.dataclass(frozen=True)
 class KeptWhereDelegated:
@@ -152,11 +168,89 @@ def convert(
     ``decomposition_table``: to_edge's, without them; ``kept_where``: the partitioner's per-node filter,
     when it has one."""
     preserved = frozenset(preserve)
-    _check_convertible(program, decomposition_table, preserved)
+    _check_no_writes(program)
+    changed = _normalize(program)
+    try:
+        _check_convertible(program, decomposition_table, preserved)
+    except NotConvertible as error:
+        raise NotConvertible(str(error), graph_changed=changed) from error
     try:
         return _rewrite(program, decomposition_table, preserved, kept_where)
     except NotConvertible as error:
         raise NotConvertible(str(error), graph_changed=True) from error
+
+
+# ---- what run_decompositions does before any operator is decomposed ----------------------------------
+# Each of these is exactly what executorch's re-trace does to such nodes, so the program reads the same to
+# to_edge afterwards (the flow exports it again anyway when the in-place route declines after them).
+
+_CAST_OVERLOADS = frozenset({_aten.to.dtype, _aten.to.device, _aten.to.dtype_layout})
+_GRAD_MODE_REGION = torch.ops.higher_order.wrap_with_set_grad_enabled
+
+
+def _normalize(program: ExportedProgram) -> bool:
+    """Inlines grad-mode regions, drops tensor-metadata asserts, dead code and casts that change nothing;
+    returns whether the graph changed."""
+    graph = program.graph
+    before = len(graph.nodes)
+    inlined = _inline_grad_mode_regions(program.graph_module)
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target is _aten._assert_tensor_metadata.default and not node.users:
+            graph.erase_node(node)
+    # What only a dead node read goes too: functionalization drops any unused functional operator, even
+    # one fx keeps for its random tag (Llama's unused attention, and the causal mask it read).
+    graph.eliminate_dead_code(is_impure_node=_has_effects)
+    _drop_noop_casts(graph)
+    changed = inlined or len(graph.nodes) != before
+    if changed:
+        program.graph_module.recompile()
+    return changed
+
+
+def _has_effects(node: Node) -> bool:
+    if node.op != "call_function":
+        return node.op in ("placeholder", "output")
+    return not isinstance(node.target, torch._ops.OpOverload) or node.target._schema.is_mutable
+
+
+def _inline_grad_mode_regions(graph_module: GraphModule) -> bool:
+    """A ``torch.no_grad()`` block (transformers' rotary embedding) is a ``wrap_with_set_grad_enabled``
+    call of a submodule in the exported program; inference needs no grad mode, and the re-trace inlines
+    its nodes where the call was. So does this, keeping each node's own metadata."""
+    graph = graph_module.graph
+    calls = [n for n in graph.nodes if n.op == "call_function" and n.target is _GRAD_MODE_REGION]
+    for call in calls:
+        region = getattr(graph_module, call.args[1].target)
+        if any(n.op == "call_function" and isinstance(n.target, torch._ops.HigherOrderOperator) for n in region.graph.nodes):
+            continue  # control flow inside: _check_convertible refuses the program
+        if any(user.target is not operator.getitem for user in call.users):
+            continue
+        env: dict[Node, object] = dict(zip((n for n in region.graph.nodes if n.op == "placeholder"), call.args[2:]))
+        with graph.inserting_before(call):
+            for inner in region.graph.nodes:
+                if inner.op == "call_function":
+                    env[inner] = graph.node_copy(inner, env.__getitem__)
+                elif inner.op == "output":
+                    results = torch.fx.map_arg(inner.args[0], env.__getitem__)
+        for user in list(call.users):
+            user.replace_all_uses_with(results[user.args[1]])
+            graph.erase_node(user)
+        attribute = call.args[1]
+        graph.erase_node(call)
+        if not attribute.users:
+            graph.erase_node(attribute)
+            delattr(graph_module, attribute.target)
+    return bool(calls)
+
+
+def _drop_noop_casts(graph: Graph) -> None:
+    """``x.to(dtype)`` where x has that dtype already is x itself after functionalization."""
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target in _CAST_OVERLOADS and _is_noop(node):
+            if any(user.op == "output" for user in node.users):
+                continue  # a returned alias of its input: the re-trace copies it; left for the checks
+            node.replace_all_uses_with(node.args[0])
+            graph.erase_node(node)
 
 
 def _rewrite(
@@ -184,8 +278,8 @@ def _rewrite(
         if node.op == "call_function" and node.target is not operator.getitem:
             _check_decomposed(node)
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
-            _check_promotion(node)
             constants = _scalars_to_tensors(program.graph_module, node, constants)
+            _cast_mixed_operands(node)
             became_copy = _to_edge_operator(node)
             if became_copy or any(n in restrided for n in node.all_input_nodes):
                 _restride(node, restrided)
@@ -234,12 +328,15 @@ def _record_provenance(graph: Graph) -> None:
             node.meta["from_node"] = [NodeSource(node, "edge_in_place", NodeSourceAction.CREATE)]
 
 
-def _check_convertible(
-    program: ExportedProgram, table: dict, preserved: frozenset[torch._ops.OpOverload]
-) -> None:
+def _check_no_writes(program: ExportedProgram) -> None:
     signature = program.graph_signature
     if signature.buffers_to_mutate or signature.user_inputs_to_mutate:
         raise NotConvertible("the program writes into its inputs or buffers")
+
+
+def _check_convertible(
+    program: ExportedProgram, table: dict, preserved: frozenset[torch._ops.OpOverload]
+) -> None:
     if any(isinstance(module, GraphModule) for name, module in program.graph_module.named_children()):
         raise NotConvertible("the program holds control flow (a submodule graph)")
     for node in program.graph.nodes:
@@ -258,7 +355,7 @@ def _check_convertible(
             raise NotConvertible(f"node {node.name} calls {target}, not an ATen operator")
         if target in _RETRACE_ONLY:
             raise NotConvertible(f"node {node.name}: {target} is rewritten by executorch's own passes")
-        if target in _DROPPED_WHEN_NOOP and _is_noop(node):
+        if (target in _DROPPED_WHEN_NOOP or target in _CAST_OVERLOADS) and _is_noop(node):
             raise NotConvertible(f"node {node.name}: {target} changes nothing, and executorch's passes remove it")
         if _is_inplace(target):
             _check_inplace(node)
@@ -292,17 +389,34 @@ def _scalars_to_tensors(graph_module: GraphModule, node: Node, count: int) -> in
     return count
 
 
-def _check_promotion(node: Node) -> None:
-    """executorch's RemoveMixedTypeOperators casts an operand whose dtype is not the computation's; this
-    module does not, so such a node keeps executorch's route."""
-    if node.target not in _PROMOTING:
+def _cast_mixed_operands(node: Node) -> None:
+    """executorch's RemoveMixedTypeOperators (after ScalarToTensorPass, as in to_edge): an operand of a
+    promoting operator whose dtype is not the computation's gets a cast to it, inserted before the node
+    in operand order, with the node's metadata (``_to_copy``, in its edge dim-order form)."""
+    kind = _PROMOTING.get(node.target)
+    if kind is None or len(node.args) <= 1:
         return
-    operands = [
-        a.meta["val"] if isinstance(a, Node) else torch.tensor(a) for a in node.args[:2] if isinstance(a, (Node, int, float, bool))
-    ]
-    result = node.meta.get("val")
-    if any(not isinstance(o, torch.Tensor) or o.dtype != result.dtype for o in operands):
-        raise NotConvertible(f"node {node.name}: {node.target} mixes operand dtypes")
+    if node.target is _aten.div.Tensor_mode and node.kwargs.get("rounding_mode") is None:
+        kind = ELEMENTWISE_TYPE_PROMOTION_KIND.INT_TO_FLOAT
+    values = [a.meta["val"] if isinstance(a, Node) else a for a in node.args]
+    dtype = elementwise_dtypes(*values, type_promotion_kind=kind)[1]
+    schema = node.target._schema.arguments
+    args = list(node.args)
+    for index, (argument, value) in enumerate(zip(schema, values)):
+        if not (isinstance(argument.type, torch.TensorType) and isinstance(value, torch.Tensor)) or value.dtype == dtype:
+            continue
+        with node.graph.inserting_before(node):
+            cast = node.graph.call_function(_aten._to_copy.default, (args[index],), {"dtype": dtype})
+        cast.meta = {key: node.meta[key] for key in _INHERITED_META if key in node.meta}
+        cast.meta["val"] = _fake_cast(args[index].meta["val"], dtype)
+        _to_edge_operator(cast)
+        args[index] = cast
+    node.args = tuple(args)
+
+
+def _fake_cast(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    with torch._guards.detect_fake_mode([value]):
+        return torch.ops.aten._to_copy.default(value, dtype=dtype)
 
 
 def _is_inplace(target: torch._ops.OpOverload) -> bool:
@@ -328,6 +442,7 @@ def _is_noop(node: Node) -> bool:
         and before.dtype == after.dtype
         and before.shape == after.shape
         and before.stride() == after.stride()
+        and before.device == after.device
     )
 
 
@@ -357,11 +472,16 @@ def _make_functional(graph: Graph) -> int:
 
 
 def _needs_decomposition(target: object, table: dict, preserved: frozenset) -> bool:
+    """What torch.export's ``run_decompositions(table)`` decomposes: the table's operators, and composite
+    ones but those it can keep whole (functional, not aliasing) and the table leaves out, such as
+    ``upsample_nearest2d.vec``, which it keeps as it is (YOLOv8n's upsampling)."""
     if not isinstance(target, torch._ops.OpOverload) or target in preserved:
         return False
     if target in table:
         return True
-    return torch._C._dispatch_has_kernel_for_dispatch_key(target.name(), "CompositeImplicitAutograd")
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(target.name(), "CompositeImplicitAutograd"):
+        return False
+    return not _is_preservable_cia_op(target)
 
 
 def _decompose(node: Node, table: dict) -> None:
@@ -459,6 +579,8 @@ def _traced_decomposition(node: Node, flat: list, spec: object, positions: list[
 def _to_edge_operator(node: Node) -> bool:
     """Renames ``node``'s operator to its edge form; True when a view became its ``_copy`` variant."""
     target = original = node.target
+    if target in KEPT_AS_ATEN:  # executorch's OpReplacePass leaves these alone (scalar_tensor, asserts)
+        return False
     if target is _aten._unsafe_view.default:
         target = _aten.view_copy.default
     elif target is _aten.t.default:
@@ -524,6 +646,8 @@ def _rename_as_retraced(graph: Graph) -> None:
     namespace = torch.fx.graph._Namespace()
     for node in graph.nodes:
         candidate = graph._target_to_str(node.target) if node.op == "call_function" else node.name
+        if node.op == "call_function" and node.target in KEPT_AS_ATEN:  # a re-trace names these by the op alone
+            candidate = node.target._schema.name.split("::")[1]
         name = namespace.create_name(candidate, node)
         if name != node.name:
             node.name = name

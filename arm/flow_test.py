@@ -215,6 +215,33 @@ class _Attention(torch.nn.Module):
         return self.out(y.mean(dim=1))
 
 
+class _DetectorNeck(torch.nn.Module):
+    """YOLOv8n's neck and box decoding in small: nearest upsampling (kept whole, as torch.export keeps it)
+    and a float tensor divided by the integer 2 (executorch casts the 2)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 4, kernel_size=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.interpolate(self.conv(x), scale_factor=2.0, mode="nearest").sigmoid() / 2
+
+
+class _RotaryGate(torch.nn.Module):
+    """Llama's pieces around its layers: a ``no_grad`` block building a table from arange positions (a
+    grad-mode region, casts), and a masked_fill."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            table = torch.arange(x.shape[-1]).to(torch.float32).to(torch.float32) * 0.25
+        y = self.proj(x) + table
+        return y.masked_fill(y > 1.5, 0.0)
+
+
 def _seeded(make_module: Callable[[], torch.nn.Module], shape: tuple[int, ...]) -> ModelSpec:
     torch.manual_seed(0)
     module = make_module().eval()
@@ -229,8 +256,10 @@ def _seeded(make_module: Callable[[], torch.nn.Module], shape: tuple[int, ...]) 
         (_ChannelsLastBlock, (1, 4, 5, 5), "ethos-u55-128"),
         (_Attention, (1, 4, 8), "ethos-u85-256"),
         (_Attention, (1, 4, 8), "tosa-FP"),
+        (_DetectorNeck, (1, 4, 3, 3), "ethos-u85-256"),
+        (_RotaryGate, (1, 4, 8), "ethos-u55-128"),
     ],
-    ids=["channels_last_block_u55", "attention_u85", "attention_tosa_fp"],
+    ids=["channels_last_block_u55", "attention_u85", "attention_tosa_fp", "detector_neck_u85", "rotary_gate_u55"],
 )
 def test_in_place_edge_route_equals_to_edge_on_clones_and_attention(make_module, shape, target):
     ours = run_flow(_seeded(make_module, shape), resolve_target(target), progress=False, edge_route="in_place")

@@ -64,6 +64,7 @@ from bench.goals import (
     ZOO_CYCLES_RATIO,
 )
 from bench.model_list import BENCH_MODELS
+from bench import warm_build
 
 _ROOT = Path(__file__).resolve().parents[1]
 U55, U85 = "ethos-u55-128", "ethos-u85-256"
@@ -189,6 +190,28 @@ def compile_figures(rows: list[Row], worker_startup: float) -> list[Figure]:
     return figures
 
 
+def every_target_figures(build: warm_build.WarmBuild) -> list[Figure]:
+    """The warm goal as the issue words it, a build of every model target: our worker measured in the
+    run, the peer's compiles from earlier runs' JSON (named per pair in the table); CPU seconds over the
+    pairs whose figure has them, wall seconds over all."""
+    figures = []
+    for total in warm_build.totals(build):
+        figures.append(Figure(
+            "compile", f"warm build of every model target with a peer {total.unit} figure ({total.pairs} "
+            f"pairs; our worker: start-up + one request each), {total.unit}",
+            total.ours, total.peer, WARM_BUILD_GOAL,
+            "peer, compiles reused from earlier runs (file per pair in the table below; in-process ones "
+            "leave out its imports and model loads)",
+        ))
+    return figures
+
+
+def _warm_build(record: dict) -> warm_build.WarmBuild:
+    fields = dict(record)
+    fields["requests"] = [warm_build.WarmRequest(**request) for request in fields["requests"]]
+    return warm_build.WarmBuild(**fields)
+
+
 def cycle_figures(pairs: list[CyclePair]) -> list[Figure]:
     figures = []
     for pair in pairs:
@@ -290,6 +313,7 @@ class Run:
     compile_rows: list[dict] = dataclasses.field(default_factory=list)
     worker_startup: float = math.nan
     cycles: list[dict] = dataclasses.field(default_factory=list)
+    every_target: dict = dataclasses.field(default_factory=dict)  # bench.warm_build's WarmBuild, as JSON
 
     def figures(self) -> list[Figure]:
         figures = []
@@ -297,6 +321,8 @@ class Run:
             figures += edge_figures({name: EdgeCost(**cost) for name, cost in self.edges.items()}, self.edges_error)
         if self.compile_rows:
             figures += compile_figures([Row(**row) for row in self.compile_rows], self.worker_startup)
+        if self.every_target:
+            figures += every_target_figures(_warm_build(self.every_target))
         if self.cycles:
             figures += cycle_figures([CyclePair(**pair) for pair in self.cycles])
         return figures
@@ -367,11 +393,28 @@ def run(args: argparse.Namespace) -> Run:
     result.worker_startup = startup
     result.part_seconds["compile"] = time.perf_counter() - start
     _write(result, args.json)
+    if args.every_target_peer_from:
+        _measure_every_target(result, args)
     _count_cycles(result, zoo_extra, reused, args.json)
     result.part_seconds["whole run"] = time.perf_counter() - started
     result.meta["load average at end"] = f"{os.getloadavg()[0]:.1f}"
     _write(result, args.json)
     return result
+
+
+def _measure_every_target(result: Run, args: argparse.Namespace) -> None:
+    """A warm build of every pair some --every-target-peer-from file has a figure for (bench.warm_build)."""
+    start = time.perf_counter()
+    peer = warm_build.peer_figures(args.every_target_peer_from)
+    pairs = [(model, target, figure.calibration_samples) for (model, target), figure in sorted(peer.items())]
+    build = warm_build.measure(pairs, peer, _every_target_file(args.json))
+    result.every_target = dataclasses.asdict(build)
+    result.part_seconds["every target"] = time.perf_counter() - start
+    _write(result, args.json)
+
+
+def _every_target_file(path: Path | None) -> Path | None:
+    return None if path is None else path.with_name(path.name + ".every_target.json")
 
 
 def _measure_edges(result: Run, args: argparse.Namespace) -> None:
@@ -429,6 +472,9 @@ def render(result: Run) -> str:
         rows = [Row(**row) for row in result.compile_rows]
         parts += ["", "Compile, every pair (bench.compile_time's table):", "",
                   compile_time.table(rows, result.worker_startup)]
+    if result.every_target:
+        parts += ["", "Warm build of every model target (bench.warm_build's table):", "",
+                  warm_build.table(_warm_build(result.every_target))]
     if result.cycles:
         parts += ["", "Cycles, every pair:", "", _cycles_table([CyclePair(**pair) for pair in result.cycles])]
     return "\n".join(parts)
@@ -463,6 +509,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cycle-pairs", help="MODEL@TARGET,... to count cycles of instead of the default set")
     parser.add_argument("--no-edges", action="store_true", help="skip the QEMU part (it builds with Bazel)")
     parser.add_argument("--bazel-startup-flags", default="", help="for run.sh's Bazel, e.g. --output_base=...")
+    parser.add_argument("--every-target-peer-from", type=Path, action="append", default=[],
+                        help="a bench.compare or bench.issue12 --json file with the peer's compile figures "
+                        "(repeatable): also time a warm build of every pair they cover (bench.warm_build)")
+    parser.add_argument("--every-target-from", type=Path,
+                        help="with --render: a bench.warm_build --json file to show as the every-target row")
     parser.add_argument("--render", type=Path, help="print the tables of an earlier --json file; measure nothing")
     return parser
 
@@ -470,6 +521,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     result = read_run(args.render) if args.render else run(args)
+    if args.every_target_from:
+        result.every_target = json.loads(args.every_target_from.read_text())
     print(render(result))
     return 0
 
