@@ -12,6 +12,7 @@ from arm.flow import resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.ops.common.axis_reduction import reduce
 from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor, reshape
+from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc, transpose
 from arm.tosa.rescale import rescale
 
@@ -48,16 +49,6 @@ def _add(graph: TosaGraph, lhs: TosaValue, rhs: TosaValue, name: str) -> TosaVal
     return output
 
 
-def _ops(graph: TosaGraph) -> list[str]:
-    return [operator.op.name for operator in graph.operators]
-
-
-def _run(graph: TosaGraph, *inputs: np.ndarray) -> list[np.ndarray]:
-    outputs, status = tosa_reference_model.run(graph.serialize(), list(inputs))
-    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
-    return [np.asarray(output) for output in outputs]
-
-
 def test_round_trip_through_an_activation_is_removed() -> None:
     graph = TosaGraph()
     x = graph.add_input("x", (1, 4, 5, 6), np.float32)
@@ -66,7 +57,7 @@ def test_round_trip_through_an_activation_is_removed() -> None:
 
     cancel_round_trips(graph)
 
-    assert _ops(graph) == ["TRANSPOSE", "MAX_POOL2D", "CLAMP", "MAX_POOL2D", "TRANSPOSE"]
+    assert operator_names(graph) == ["TRANSPOSE", "MAX_POOL2D", "CLAMP", "MAX_POOL2D", "TRANSPOSE"]
     assert graph.tensors["y"].shape == (1, 4, 5, 6)
 
 
@@ -77,12 +68,12 @@ def test_residual_add_runs_in_nhwc() -> None:
     residual = _add(graph, first, _conv(graph, first, "second"), "residual")
     graph.mark_output(_conv(graph, residual, "y"))
     data = np.random.default_rng(0).standard_normal((1, 4, 5, 6)).astype(np.float32)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph)
 
-    assert _ops(graph).count("TRANSPOSE") == 2
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    assert operator_names(graph).count("TRANSPOSE") == 2
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_concat_and_pad_axes_follow_the_layout() -> None:
@@ -92,14 +83,14 @@ def test_concat_and_pad_axes_follow_the_layout() -> None:
     padded = pad_tensor(graph, joined, [(0, 0), (1, 0), (2, 1), (0, 3)], np.float32(0.5), name="padded")
     graph.mark_output(_conv(graph, padded, "y"))
     data = np.random.default_rng(1).standard_normal((1, 4, 5, 6)).astype(np.float32)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph)
 
-    assert _ops(graph).count("TRANSPOSE") == 2
+    assert operator_names(graph).count("TRANSPOSE") == 2
     concat_op = next(operator for operator in graph.operators if operator.op == ts.Op.CONCAT)
     assert concat_op.axis == 3
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_reduction_axis_follows_the_layout() -> None:
@@ -108,13 +99,13 @@ def test_reduction_axis_follows_the_layout() -> None:
     summed = reduce(graph, ts.Op.REDUCE_SUM, _conv(graph, x, "a"), 1, name="summed")
     graph.mark_output(_conv(graph, summed, "y"))
     data = np.random.default_rng(3).standard_normal((1, 4, 5, 6)).astype(np.float32)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph)
 
-    assert _ops(graph).count("TRANSPOSE") == 2
+    assert operator_names(graph).count("TRANSPOSE") == 2
     assert next(operator.axis for operator in graph.operators if operator.op == ts.Op.REDUCE_SUM) == 3
-    np.testing.assert_allclose(_run(graph, data)[0], expected[0], rtol=1e-6)
+    np.testing.assert_allclose(run_on_reference_model(graph, data)[0], expected[0], rtol=1e-6)
 
 
 def test_constant_operands_are_permuted() -> None:
@@ -123,12 +114,12 @@ def test_constant_operands_are_permuted() -> None:
     offset = graph.add_const("offset", np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1))
     graph.mark_output(_conv(graph, _add(graph, _conv(graph, x, "a"), offset, "shifted"), "y"))
     data = np.random.default_rng(2).standard_normal((1, 3, 2, 2)).astype(np.float32)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph)
 
-    assert _ops(graph).count("TRANSPOSE") == 2
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    assert operator_names(graph).count("TRANSPOSE") == 2
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_a_transpose_that_meets_no_inverse_stays_above_a_widening_rescale() -> None:
@@ -140,13 +131,13 @@ def test_a_transpose_that_meets_no_inverse_stays_above_a_widening_rescale() -> N
     graph.mark_output(rescale(graph, heads_first, name="y", scales=[2.0**20], output_dtype=np.dtype(np.int32),
                               input_zp=-3, output_zp=0))  # fmt: skip
     data = np.random.default_rng(4).integers(-128, 128, size=(1, 4, 3, 5)).astype(np.int8)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph)
 
-    assert _ops(graph) == ["TRANSPOSE", "RESCALE"]
+    assert operator_names(graph) == ["TRANSPOSE", "RESCALE"]
     assert graph.tensors[graph.operators[0].inputs[0]].dtype == np.int8
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_equal_reshapes_of_one_tensor_become_one() -> None:
@@ -160,15 +151,15 @@ def test_equal_reshapes_of_one_tensor_become_one() -> None:
     for index, value in enumerate([*rows, other]):
         graph.mark_output(_nhwc_bound(graph, value, f"y{index}"))
     data = np.random.default_rng(5).integers(-128, 128, size=(1, 6, 8)).astype(np.int8)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph)
 
-    assert _ops(graph).count("RESHAPE") == 2
+    assert operator_names(graph).count("RESHAPE") == 2
     assert [operator.inputs[0] for operator in graph.operators if operator.op == ts.Op.MAX_POOL2D] == [
         "rows0", "rows0", "rows0", "other"
     ]
-    for actual, wanted in zip(_run(graph, data), expected):
+    for actual, wanted in zip(run_on_reference_model(graph, data), expected):
         np.testing.assert_array_equal(actual, wanted)
 
 
@@ -183,7 +174,7 @@ def test_graph_outputs_keep_their_layout() -> None:
 
     assert graph.tensors["relu"].shape == (1, 4, 5, 6)
     assert graph.tensors["y"].shape == (1, 4, 5, 6)
-    assert _ops(graph).count("TRANSPOSE") == 3  # in; out to relu; out to y
+    assert operator_names(graph).count("TRANSPOSE") == 3  # in; out to relu; out to y
 
 
 def test_serialization_is_deterministic() -> None:

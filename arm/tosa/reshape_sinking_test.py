@@ -1,10 +1,10 @@
 """fold_reshapes sinks reshapes below elementwise ops, folds the pairs that meet, and keeps the numbers."""
 
 import numpy as np
-import tosa_reference_model
 import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
+from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.reshape_sinking import fold_reshapes
 
 
@@ -41,16 +41,6 @@ def _conv1d(graph: TosaGraph, rows: TosaValue, name: str) -> TosaValue:
     return reshape(graph, _pool(graph, nhwc, f"{name}_nhwc"), (batch, length, channels), name=name)
 
 
-def _ops(graph: TosaGraph) -> list[str]:
-    return [operator.op.name for operator in graph.operators]
-
-
-def _run(graph: TosaGraph, *inputs: np.ndarray) -> list[np.ndarray]:
-    outputs, status = tosa_reference_model.run(graph.serialize(), list(inputs))
-    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
-    return [np.asarray(output) for output in outputs]
-
-
 def test_residual_block_of_1d_convolutions_keeps_only_the_edge_reshapes() -> None:
     graph = TosaGraph()
     x = graph.add_input("x", (1, 7, 5), np.float32)
@@ -59,13 +49,13 @@ def test_residual_block_of_1d_convolutions_keeps_only_the_edge_reshapes() -> Non
     residual = _add(graph, _conv1d(graph, first, "body"), _conv1d(graph, first, "shortcut"), "residual")
     graph.mark_output(_clamp(graph, residual, "y"))
     data = np.random.default_rng(0).standard_normal((1, 7, 5)).astype(np.float32)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     fold_reshapes(graph)
 
-    assert _ops(graph) == ["RESHAPE", "MAX_POOL2D", "CLAMP", "MAX_POOL2D", "MAX_POOL2D", "ADD", "CLAMP", "RESHAPE"]
+    assert operator_names(graph) == ["RESHAPE", "MAX_POOL2D", "CLAMP", "MAX_POOL2D", "MAX_POOL2D", "ADD", "CLAMP", "RESHAPE"]
     assert graph.tensors["y"].shape == (1, 7, 5)
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_scalar_constants_follow_and_broadcast_operands_stop_the_sinking() -> None:
@@ -76,14 +66,14 @@ def test_scalar_constants_follow_and_broadcast_operands_stop_the_sinking() -> No
     per_column = _add(graph, shifted, graph.add_const("columns", np.arange(4, dtype=np.float32)[None, :]), "y")
     graph.mark_output(per_column)
     data = np.random.default_rng(1).standard_normal((1, 3, 4)).astype(np.float32)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     fold_reshapes(graph)
 
     # The scalar add now runs on x's shape; the per-column add (a broadcast) stays after the reshape.
-    assert _ops(graph) == ["ADD", "RESHAPE", "ADD"]
+    assert operator_names(graph) == ["ADD", "RESHAPE", "ADD"]
     assert graph.tensors[graph.operators[0].inputs[0]].shape == (1, 3, 4)
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_graph_outputs_keep_their_names_and_shapes() -> None:
@@ -99,6 +89,6 @@ def test_graph_outputs_keep_their_names_and_shapes() -> None:
     assert graph.tensors["relu"].shape == (1, 6, 4)
     assert graph.tensors["y"].shape == (1, 6, 4)
     data = np.random.default_rng(2).standard_normal((1, 6, 4)).astype(np.float32)
-    relu_out, y_out = _run(graph, data)
+    relu_out, y_out = run_on_reference_model(graph, data)
     np.testing.assert_array_equal(relu_out, np.clip(data, 0, 1))
     np.testing.assert_array_equal(y_out, np.clip(data, 0, 1))

@@ -3,10 +3,10 @@ TRANSPOSE, MULs, ADD) loses its TABLE, CONCAT copy and second TRANSPOSE and give
 away from the grids' ends; a rotate_half whose product something else reads stays."""
 
 import numpy as np
-import tosa_reference_model
 import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaValue, concat, slice_tensor
+from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.layout import transpose
 from arm.tosa.rescale import rescale
 from arm.tosa.rotary_halves import rotate_halves_in_constants
@@ -62,36 +62,26 @@ def _rotary(graph: TosaGraph, x: TosaValue, *, product_read_elsewhere: bool = Fa
     return _rescaled(graph, total, "out", 2.0**-20 * 0.8, np.int8, 0, 2)
 
 
-def _run(graph: TosaGraph, data: np.ndarray) -> list[np.ndarray]:
-    outputs, status = tosa_reference_model.run(graph.serialize(), [data])
-    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
-    return [np.asarray(output) for output in outputs]
-
-
-def _ops(graph: TosaGraph) -> list[str]:
-    return [operator.op.name for operator in graph.operators]
-
-
 def test_rotate_half_loses_its_table_copy_and_transpose_and_keeps_its_integers() -> None:
     graph = TosaGraph()
     graph.mark_output(_rotary(graph, graph.add_input("x", _SHAPE, np.int8)))
     # Away from the negation table's clipped end (x2 above 2 * -5 + 128 = 118).
     data = _RNG.integers(-128, 110, _SHAPE).astype(np.int8)
-    expected = _run(graph, data)[0]
+    expected = run_on_reference_model(graph, data)[0]
 
     rotate_halves_in_constants(graph)
 
-    ops = _ops(graph)
+    ops = operator_names(graph)
     assert "TABLE" not in ops and ops.count("TRANSPOSE") == 1 and ops.count("SUB") == 1
     assert graph.outputs == ["out"]
-    np.testing.assert_array_equal(_run(graph, data)[0], expected)
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected)
 
 
 def test_a_product_read_elsewhere_keeps_the_graph() -> None:
     graph = TosaGraph()
     graph.mark_output(_rotary(graph, graph.add_input("x", _SHAPE, np.int8), product_read_elsewhere=True))
-    before = _ops(graph)
+    before = operator_names(graph)
 
     rotate_halves_in_constants(graph)
 
-    assert _ops(graph) == before
+    assert operator_names(graph) == before

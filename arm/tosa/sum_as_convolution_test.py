@@ -2,10 +2,10 @@
 the same integers; a sum of a scaled or shared widening stays."""
 
 import numpy as np
-import tosa_reference_model
 import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.rescale import rescale
 from arm.tosa.sum_as_convolution import sums_as_convolutions
 
@@ -20,28 +20,18 @@ def _sum(graph: TosaGraph, x: TosaValue, *, scale: float, zero_point: int, name:
     return output
 
 
-def _run(graph: TosaGraph, data: np.ndarray) -> list[np.ndarray]:
-    outputs, status = tosa_reference_model.run(graph.serialize(), [data])
-    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
-    return [np.asarray(output) for output in outputs]
-
-
-def _ops(graph: TosaGraph) -> list[str]:
-    return [operator.op.name for operator in graph.operators]
-
-
 def test_a_last_axis_sum_becomes_a_convolution_with_the_same_integers() -> None:
     graph = TosaGraph()
     x = graph.add_input("x", (2, 5, 64), np.int8)
     graph.mark_output(_sum(graph, x, scale=1.0, zero_point=-128, name="sums"))
     data = np.random.default_rng(0).integers(-128, 128, (2, 5, 64)).astype(np.int8)
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     sums_as_convolutions(graph)
 
-    assert _ops(graph) == ["RESHAPE", "CONV2D", "RESHAPE"]
+    assert operator_names(graph) == ["RESHAPE", "CONV2D", "RESHAPE"]
     assert graph.outputs == ["sums"] and graph.tensors["sums"].shape == (2, 5, 1)
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_a_scaled_or_shared_widening_keeps_its_reduce_sum() -> None:
@@ -54,4 +44,4 @@ def test_a_scaled_or_shared_widening_keeps_its_reduce_sum() -> None:
 
     sums_as_convolutions(graph)
 
-    assert _ops(graph).count("REDUCE_SUM") == 2
+    assert operator_names(graph).count("REDUCE_SUM") == 2

@@ -2,11 +2,11 @@
 with the same integers, and a chain that is read elsewhere or mixes two tensors stays."""
 
 import numpy as np
-import tosa_reference_model
 import tosa_serializer as ts
 
 from arm.ops.common.table import table
 from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.rescale import rescale
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 
@@ -33,28 +33,18 @@ def _plus_eps_then_table(graph: TosaGraph, means: TosaValue) -> TosaValue:
     return table(graph, narrowed, _ENTRIES, name="rsqrt", qparams=None)
 
 
-def _run(graph: TosaGraph, data: np.ndarray) -> list[np.ndarray]:
-    outputs, status = tosa_reference_model.run(graph.serialize(), [data])
-    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
-    return [np.asarray(output) for output in outputs]
-
-
-def _ops(graph: TosaGraph) -> list[str]:
-    return [operator.op.name for operator in graph.operators]
-
-
 def test_the_eps_addition_moves_into_the_rsqrt_table() -> None:
     graph = TosaGraph()
     means = graph.add_input("means", (1, 16, 16), np.int8)
     graph.mark_output(_plus_eps_then_table(graph, means))
     data = np.arange(-128, 128, dtype=np.int8).reshape(1, 16, 16)  # every int8 value once
-    expected = _run(graph, data)
+    expected = run_on_reference_model(graph, data)
 
     fold_prologues_into_tables(graph)
 
-    assert _ops(graph) == ["TABLE"]
+    assert operator_names(graph) == ["TABLE"]
     assert graph.operators[0].inputs[0] == "means"
-    np.testing.assert_array_equal(_run(graph, data)[0], expected[0])
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
 def test_a_prologue_read_elsewhere_or_of_two_tensors_stays() -> None:
@@ -67,8 +57,8 @@ def test_a_prologue_read_elsewhere_or_of_two_tensors_stays() -> None:
     both = _add(graph, _widen(graph, means, "m32", 1.0, 0), _widen(graph, other, "o32", 1.0, 0), "both")
     graph.mark_output(table(graph, rescale(graph, both, name="both8", scales=[0.5], output_dtype=np.dtype(np.int8),
                                            input_zp=0, output_zp=0), _ENTRIES, name="t2", qparams=None))  # fmt: skip
-    before = _ops(graph)
+    before = operator_names(graph)
 
     fold_prologues_into_tables(graph)
 
-    assert _ops(graph) == before
+    assert operator_names(graph) == before
