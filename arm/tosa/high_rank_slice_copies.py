@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue
-from arm.tosa.rescale import rescale
+from arm.tosa.graph import TosaGraph
+from arm.tosa.identity_copy import insert_identity_copy
 
 # Vela's feature maps have four dimensions; a slice of a higher-rank tensor is where its windows go wrong.
 _NPU_FEATURE_MAP_RANK = 4
@@ -52,7 +52,7 @@ def copy_high_rank_slices(graph: TosaGraph) -> None:
         readers = graph.consumers(window)
         if not readers or _read_whole(graph, window):
             continue
-        copy = _copied(graph, window, after=slice_op)
+        copy = insert_identity_copy(graph, window, position=graph.operators.index(slice_op) + 1)
         for reader in readers:
             reader.inputs[:] = [copy if name == window else name for name in reader.inputs]
 
@@ -68,23 +68,3 @@ def _read_whole(graph: TosaGraph, name: str) -> bool:
         elif reader.op not in _WHOLE_READERS and reader.perms is None:
             return False
     return bool(readers) and name not in graph.outputs
-
-
-def _copied(graph: TosaGraph, name: str, *, after: TosaOperator) -> str:
-    tensor = graph.tensors[name]
-    operators_before = len(graph.operators)
-    copy = rescale(
-        graph,
-        TosaValue(tensor.name, tensor.shape, tensor.dtype),
-        name=f"{name}_copy",
-        scales=[1.0] * tensor.shape[-1],  # per channel: see the module docstring
-        output_dtype=tensor.dtype,
-        input_zp=0,
-        output_zp=0,
-    )
-    # The copy was appended; it must run right after the SLICE, before any reader.
-    added = graph.operators[operators_before:]
-    del graph.operators[operators_before:]
-    position = graph.operators.index(after) + 1
-    graph.operators[position:position] = added
-    return copy.name

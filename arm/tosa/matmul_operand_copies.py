@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue
-from arm.tosa.rescale import rescale
+from arm.tosa.graph import TosaGraph
+from arm.tosa.identity_copy import insert_identity_copy
 
 # The operators that pass a window through without Vela writing it out anywhere.
 _VIEWS = frozenset({ts.Op.RESHAPE})
@@ -38,7 +38,7 @@ def copy_windowed_matmul_operands(graph: TosaGraph) -> None:
         for position in _MATMUL_OPERANDS:
             operand = matmul.inputs[position]
             if graph.tensors[operand].dtype in _COPYABLE and _is_window(graph, operand):
-                matmul.inputs[position] = _copied(graph, operand, before=matmul)
+                matmul.inputs[position] = insert_identity_copy(graph, operand, position=graph.operators.index(matmul))
 
 
 def _is_window(graph: TosaGraph, name: str) -> bool:
@@ -47,25 +47,3 @@ def _is_window(graph: TosaGraph, name: str) -> bool:
     while producer is not None and producer.op in _VIEWS:
         producer = graph.producer(producer.inputs[0])
     return producer is not None and producer.op == ts.Op.SLICE
-
-
-def _copied(graph: TosaGraph, name: str, *, before: TosaOperator) -> str:
-    tensor = graph.tensors[name]
-    operators_before = len(graph.operators)
-    copy = rescale(
-        graph,
-        TosaValue(tensor.name, tensor.shape, tensor.dtype),
-        name=f"{name}_copy",
-        scales=[1.0] * tensor.shape[-1],  # per channel: Vela drops a per-tensor identity RESCALE (docstring)
-        output_dtype=tensor.dtype,
-        input_zp=0,
-        output_zp=0,
-    )
-    # The copy was appended; it must run before the MATMUL that reads it.
-    added = graph.operators[operators_before:]
-    del graph.operators[operators_before:]
-    position = graph.operators.index(before)
-    graph.operators[position:position] = added
-    return copy.name
-
-
