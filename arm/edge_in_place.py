@@ -57,6 +57,8 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.traceback import NodeSource, NodeSourceAction
 from torch.utils import _pytree as pytree
 
+from arm.passes.inline_mode_regions import inline_mode_regions
+
 _aten = torch.ops.aten
 
 
@@ -185,7 +187,6 @@ def convert(
 # to_edge afterwards (the flow exports it again anyway when the in-place route declines after them).
 
 _CAST_OVERLOADS = frozenset({_aten.to.dtype, _aten.to.device, _aten.to.dtype_layout})
-_GRAD_MODE_REGION = torch.ops.higher_order.wrap_with_set_grad_enabled
 
 
 def _normalize(program: ExportedProgram) -> bool:
@@ -193,7 +194,9 @@ def _normalize(program: ExportedProgram) -> bool:
     returns whether the graph changed."""
     graph = program.graph
     before = len(graph.nodes)
-    inlined = _inline_grad_mode_regions(program.graph_module)
+    # A torch.no_grad() block (transformers' rotary embedding) is a region call in the exported program;
+    # the re-trace inlines its nodes where the call was, and so does the flow's pass for mode regions.
+    inlined = inline_mode_regions(program.graph_module)
     for node in list(graph.nodes):
         if node.op == "call_function" and node.target is _aten._assert_tensor_metadata.default and not node.users:
             graph.erase_node(node)
@@ -211,36 +214,6 @@ def _has_effects(node: Node) -> bool:
     if node.op != "call_function":
         return node.op in ("placeholder", "output")
     return not isinstance(node.target, torch._ops.OpOverload) or node.target._schema.is_mutable
-
-
-def _inline_grad_mode_regions(graph_module: GraphModule) -> bool:
-    """A ``torch.no_grad()`` block (transformers' rotary embedding) is a ``wrap_with_set_grad_enabled``
-    call of a submodule in the exported program; inference needs no grad mode, and the re-trace inlines
-    its nodes where the call was. So does this, keeping each node's own metadata."""
-    graph = graph_module.graph
-    calls = [n for n in graph.nodes if n.op == "call_function" and n.target is _GRAD_MODE_REGION]
-    for call in calls:
-        region = getattr(graph_module, call.args[1].target)
-        if any(n.op == "call_function" and isinstance(n.target, torch._ops.HigherOrderOperator) for n in region.graph.nodes):
-            continue  # control flow inside: _check_convertible refuses the program
-        if any(user.target is not operator.getitem for user in call.users):
-            continue
-        env: dict[Node, object] = dict(zip((n for n in region.graph.nodes if n.op == "placeholder"), call.args[2:]))
-        with graph.inserting_before(call):
-            for inner in region.graph.nodes:
-                if inner.op == "call_function":
-                    env[inner] = graph.node_copy(inner, env.__getitem__)
-                elif inner.op == "output":
-                    results = torch.fx.map_arg(inner.args[0], env.__getitem__)
-        for user in list(call.users):
-            user.replace_all_uses_with(results[user.args[1]])
-            graph.erase_node(user)
-        attribute = call.args[1]
-        graph.erase_node(call)
-        if not attribute.users:
-            graph.erase_node(attribute)
-            delattr(graph_module, attribute.target)
-    return bool(calls)
 
 
 def _drop_noop_casts(graph: Graph) -> None:
