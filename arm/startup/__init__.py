@@ -8,11 +8,15 @@
 
 from __future__ import annotations
 
-from arm.startup import auto_functionalized_pass, edge_dialect_table, garbage_collection
+from arm.startup import garbage_collection
 
 
 def begin() -> None:
     garbage_collection.pause()
+    # Imported only now: both modules import torch, the largest import, which should load with the
+    # collector paused too.
+    from arm.startup import auto_functionalized_pass, edge_dialect_table
+
     auto_functionalized_pass.install()
     edge_dialect_table.import_executorch()
 
