@@ -206,12 +206,6 @@ def every_target_figures(build: warm_build.WarmBuild) -> list[Figure]:
     return figures
 
 
-def _warm_build(record: dict) -> warm_build.WarmBuild:
-    fields = dict(record)
-    fields["requests"] = [warm_build.WarmRequest(**request) for request in fields["requests"]]
-    return warm_build.WarmBuild(**fields)
-
-
 def cycle_figures(pairs: list[CyclePair]) -> list[Figure]:
     figures = []
     for pair in pairs:
@@ -322,7 +316,7 @@ class Run:
         if self.compile_rows:
             figures += compile_figures([Row(**row) for row in self.compile_rows], self.worker_startup)
         if self.every_target:
-            figures += every_target_figures(_warm_build(self.every_target))
+            figures += every_target_figures(warm_build.from_json(self.every_target))
         if self.cycles:
             figures += cycle_figures([CyclePair(**pair) for pair in self.cycles])
         return figures
@@ -474,7 +468,7 @@ def render(result: Run) -> str:
                   compile_time.table(rows, result.worker_startup)]
     if result.every_target:
         parts += ["", "Warm build of every model target (bench.warm_build's table):", "",
-                  warm_build.table(_warm_build(result.every_target))]
+                  warm_build.table(warm_build.from_json(result.every_target))]
     if result.cycles:
         parts += ["", "Cycles, every pair:", "", _cycles_table([CyclePair(**pair) for pair in result.cycles])]
     return "\n".join(parts)

@@ -121,10 +121,6 @@ def _peer(record: dict | None) -> PeerFigure | None:
     return None if record is None else PeerFigure(**record)
 
 
-def _environment() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "OMP_NUM_THREADS": "1"}
-
-
 def measure(pairs: list[tuple[str, str, int]], peer: dict[tuple[str, str], PeerFigure],
             path: Path | None = None) -> WarmBuild:
     """Starts one worker and sends it a tiny warm-up request, then one request per pair (in order);
@@ -163,9 +159,14 @@ def write(build: WarmBuild, path: Path | None) -> None:
 
 
 def read(path: Path) -> WarmBuild:
-    document = json.loads(path.read_text())
-    document["requests"] = [WarmRequest(**request) for request in document["requests"]]
-    return WarmBuild(**document)
+    return from_json(json.loads(path.read_text()))
+
+
+def from_json(record: dict) -> WarmBuild:
+    """The WarmBuild ``write`` recorded (also as it stands inside bench.issue12's JSON)."""
+    fields = dict(record)
+    fields["requests"] = [WarmRequest(**request) for request in fields["requests"]]
+    return WarmBuild(**fields)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,7 +31,7 @@ def test_cpu_seconds_sum_only_pairs_whose_peer_figure_has_them_and_wall_sums_eve
 
 def test_issue12_reads_the_warm_build_as_figures_against_the_0_1_goal():
     record = json.loads(json.dumps(issue12.dataclasses.asdict(_build())))  # as the --json file holds it
-    cpu, wall = issue12.every_target_figures(issue12._warm_build(record))
+    cpu, wall = issue12.every_target_figures(warm_build.from_json(record))
     assert (cpu.ratio, cpu.verdict) == (pytest.approx(15.0 / 40.0), FAIL)
     assert (wall.ratio, wall.verdict) == (pytest.approx(150.0 / 1550.0), PASS)
     assert "1 pairs" in cpu.name and "CPU s" in cpu.name
