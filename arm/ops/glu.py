@@ -120,12 +120,9 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return from_int32(ctx.graph, product, name=node.name, accumulator_scales=[scale], output=output)
     unit = output.scale / _FINE_UNITS_PER_STEP
     units = np.minimum(np.round(gates * value.qparams.scale / unit), _FINE_GATE_MAX).astype(np.int64)
-    # The gate's high and low bytes, each an int8 TABLE (offset by -128) widened to int32, each times A.
-    high = table(ctx.graph, gate_input, ((units >> 8) - 128).astype(np.int8), name=f"{node.name}_gate_high", qparams=None)
-    low = table(ctx.graph, gate_input, ((units & 0xFF) - 128).astype(np.int8), name=f"{node.name}_gate_low", qparams=None)
-    high_product = ints.mul(value32, ints.widen(high, "gate_high_int32", scale=256.0, zero_point=-128), "high", shift=0)
-    low_product = ints.mul(value32, ints.widen(low, "gate_low_int32", zero_point=-128), "low", shift=0)
-    product = ints.add(high_product, low_product, "int32")
+    # The 16-bit gate from two int8 TABLEs; A * gate stays below 2**24, so one int32 MUL is exact.
+    gate = ints.lookup16(gate_input, units, "gate")
+    product = ints.mul(value32, gate, "int32", shift=0)
     return from_int32(ctx.graph, product, name=node.name, accumulator_scales=[unit], output=output)
 
 

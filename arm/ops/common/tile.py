@@ -46,12 +46,7 @@ def lower_tile(node: Node, ctx: LoweringContext, multiples: Sequence[int]) -> To
         value = reshape(ctx.graph, value, (1,) * (rank - value.rank) + value.shape, name=f"{node.name}_ranked")
     if math.prod(multiples) == 1:
         return reshape(ctx.graph, value, shape_of(node), name=node.name)
-    output = ctx.graph.add_tensor(node.name, shape_of(node), value.dtype, value.qparams)
-    attribute = ts.TosaSerializerAttribute()
-    attribute.TileAttribute()
-    multiples_name = ctx.graph.add_shape_const(f"{node.name}_multiples", multiples)
-    ctx.graph.add_op(ts.Op.TILE, [value, multiples_name], [output], attribute)
-    return output
+    return _tile(ctx, value, multiples, shape_of(node), name=node.name)
 
 
 def broadcast_value(ctx: LoweringContext, value: TosaValue, shape: Sequence[int], *, name: str) -> TosaValue:
@@ -64,6 +59,10 @@ def broadcast_value(ctx: LoweringContext, value: TosaValue, shape: Sequence[int]
     if ranked != value.shape:
         value = reshape(ctx.graph, value, ranked, name=f"{name}_ranked")
     multiples = [extent if size == 1 else 1 for size, extent in zip(ranked, shape)]
+    return _tile(ctx, value, multiples, shape, name=name)
+
+
+def _tile(ctx: LoweringContext, value: TosaValue, multiples: Sequence[int], shape: Sequence[int], *, name: str) -> TosaValue:
     output = ctx.graph.add_tensor(name, shape, value.dtype, value.qparams)
     attribute = ts.TosaSerializerAttribute()
     attribute.TileAttribute()
