@@ -159,6 +159,13 @@ class TosaGraph:
             TosaOperator(op, input_names, output_names, attribute, perms, elementwise_unary, axis)
         )
 
+    def move_appended(self, since: int, position: int) -> None:
+        """Moves the operators appended since the list held ``since`` of them to ``position``: builders
+        append, and a pass that rewrites the middle of a graph puts what it built where it must run."""
+        added = self.operators[since:]
+        del self.operators[since:]
+        self.operators[position:position] = added
+
     def mark_output(self, value: TosaValue) -> None:
         self.outputs.append(value.name)
 

@@ -25,7 +25,5 @@ def insert_identity_copy(graph: TosaGraph, name: str, *, position: int) -> str:
         input_zp=0,
         output_zp=0,
     )
-    added = graph.operators[operators_before:]  # rescale appends; move its operators into place
-    del graph.operators[operators_before:]
-    graph.operators[position:position] = added
+    graph.move_appended(operators_before, position)
     return copy.name

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import INT48, TosaGraph, TosaValue
+from arm.tosa.graph import INT48, TosaGraph, TosaOperator, TosaValue
 from arm.tosa.quantization import QParams
 
 # Headroom used when int8 operands of an ADD/SUB are brought to a common int32 grid: the sum of two
@@ -144,3 +144,16 @@ def _require_qparams(value: TosaValue, name: str) -> QParams:
     if value.qparams is None:
         raise ValueError(f"cannot rescale {value.name} for {name}: it carries no quantization parameters")
     return value.qparams
+
+
+def is_exact_widening(graph: TosaGraph, rescale: TosaOperator | None) -> bool:
+    """Whether ``rescale`` is a per-tensor int8 -> int32 RESCALE by exactly one, which only takes the zero
+    point off (passes that read such an int32 tensor can read the int8 one instead)."""
+    if rescale is None or rescale.op != ts.Op.RESCALE or not rescale.elementwise_unary:
+        return False
+    if graph.tensors[rescale.inputs[0]].dtype != np.int8 or graph.tensors[rescale.outputs[0]].dtype != np.int32:
+        return False
+    multiplier, shift, _, output_zp = (graph.const_data(name) for name in rescale.inputs[1:5])
+    if any(value is None or value.size != 1 for value in (multiplier, shift, output_zp)):
+        return False
+    return int(output_zp[0]) == 0 and int(multiplier[0]) == 1 << int(shift[0])

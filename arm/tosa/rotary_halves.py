@@ -28,6 +28,8 @@ import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, concat, slice_tensor
 from arm.tosa.layout import remove_dead_operators, transpose
+from arm.tosa.rescale import is_exact_widening
+from arm.tosa.table_rescale_folding import has_int8_entries
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +65,7 @@ def _match(graph: TosaGraph, concatenation: TosaOperator) -> _RotateHalfProduct 
             return None
         layout, reader = reader.perms, _sole_reader(graph, reader.outputs[0])
     widen_x = reader
-    if not _is_exact_widening(graph, widen_x):
+    if not is_exact_widening(graph, widen_x):
         return None
     zero_point = int(graph.const_data(widen_x.inputs[3])[0])
     if not _negates(graph.const_data(table.inputs[1]), zero_point):
@@ -72,7 +74,7 @@ def _match(graph: TosaGraph, concatenation: TosaOperator) -> _RotateHalfProduct 
     if multiply is None or multiply.op != ts.Op.MUL or multiply.inputs[0] != widen_x.outputs[0]:
         return None
     widen_sin = graph.producer(multiply.inputs[1])
-    if widen_sin is None or not _is_exact_widening(graph, widen_sin) or graph.tensors[widen_sin.inputs[0]].kind != "const":
+    if widen_sin is None or not is_exact_widening(graph, widen_sin) or graph.tensors[widen_sin.inputs[0]].kind != "const":
         return None
     narrow_product = _sole_reader(graph, multiply.outputs[0])
     if narrow_product is None or narrow_product.op != ts.Op.RESCALE:
@@ -110,8 +112,7 @@ def _rotate_half_source(graph: TosaGraph, concatenation: TosaOperator) -> tuple[
         return None
     if first_window[1] != 0 or second_window[1] != half or graph.consumers(table.inputs[0]) != [table]:
         return None
-    entries = graph.tensors[table.inputs[1]]
-    if entries.kind != "const" or entries.data.dtype != np.int8 or entries.data.shape != (256,):
+    if not has_int8_entries(graph, table):
         return None
     return source.name, table
 
@@ -131,16 +132,6 @@ def _window(graph: TosaGraph, name: str) -> tuple[str, int] | None:
 def _sole_reader(graph: TosaGraph, name: str) -> TosaOperator | None:
     readers = graph.consumers(name)
     return readers[0] if len(readers) == 1 and name not in graph.outputs else None
-
-
-def _is_exact_widening(graph: TosaGraph, rescale: TosaOperator | None) -> bool:
-    """A per-tensor int8 -> int32 RESCALE by exactly one: it only takes the zero point off."""
-    if rescale is None or rescale.op != ts.Op.RESCALE or not rescale.elementwise_unary:
-        return False
-    if graph.tensors[rescale.inputs[0]].dtype != np.int8 or graph.tensors[rescale.outputs[0]].dtype != np.int32:
-        return False
-    multiplier, shift, _, output_zp = (graph.const_data(name) for name in rescale.inputs[1:5])
-    return int(output_zp[0]) == 0 and int(multiplier[0]) == 1 << int(shift[0])
 
 
 def _negates(entries: np.ndarray, zero_point: int) -> bool:
@@ -169,10 +160,7 @@ def _rewrite(graph: TosaGraph, match: _RotateHalfProduct) -> None:
     widened_sin = graph.add_tensor(f"{match.widen_sin.outputs[0]}_rotated", graph.tensors[match.widen_sin.outputs[0]].shape, np.int32)
     graph.add_op(ts.Op.RESCALE, [graph.add_const(f"{sin_name}_rotated", rotated).name, *match.widen_sin.inputs[1:]],
                  [widened_sin], match.widen_sin.attribute, elementwise_unary=True)  # fmt: skip
-    early = graph.operators[operators_before:]
-    del graph.operators[operators_before:]
-    position = graph.operators.index(match.widen_x)
-    graph.operators[position:position] = early
+    graph.move_appended(operators_before, graph.operators.index(match.widen_x))
     match.widen_x.inputs[0] = x
     multiply = _sole_reader(graph, match.widen_x.outputs[0])
     multiply.inputs[1] = widened_sin.name
@@ -219,10 +207,7 @@ def _add_by_halves(graph: TosaGraph, match: _RotateHalfProduct) -> None:
     match.narrow.outputs[0] = graph.add_tensor(f"{output.name}_whole", output.shape, output.dtype).name
     del graph.tensors[output.name]
     concat(graph, results, rank - 1, name=output.name)
-    added = graph.operators[operators_before:]
-    del graph.operators[operators_before:]
-    position = graph.operators.index(match.narrow)
-    graph.operators[position + 1 : position + 1] = added
+    graph.move_appended(operators_before, graph.operators.index(match.narrow) + 1)
 
 
 def _copy_unary(graph: TosaGraph, operator: TosaOperator, input_name: str, output_name: str) -> str:

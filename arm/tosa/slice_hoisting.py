@@ -46,9 +46,7 @@ def _swap(graph: TosaGraph, window: TosaOperator, closing: TosaOperator) -> None
     operators_before = len(graph.operators)
     whole = TosaValue(tensor.name, tensor.shape, tensor.dtype)
     transposed = transpose(graph, whole, perms, name=f"{source}_perm{''.join(map(str, perms))}_whole")
-    added = graph.operators[operators_before:]
-    del graph.operators[operators_before:]
-    graph.operators[position:position] = added
+    graph.move_appended(operators_before, position)
     start = graph.const_data(start_name)[list(perms)]
     size = graph.const_data(size_name)[list(perms)]
     window.inputs = [

@@ -17,6 +17,7 @@ import numpy as np
 import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
+from arm.tosa.rescale import is_exact_widening
 
 
 def sums_as_convolutions(graph: TosaGraph) -> None:
@@ -27,9 +28,8 @@ def sums_as_convolutions(graph: TosaGraph) -> None:
         position = graph.operators.index(reduce_sum)
         first_new = len(graph.operators)
         _convolution_sum(graph, TosaValue(source.name, source.shape, source.dtype), zero_point, reduce_sum.outputs[0])
-        added = graph.operators[first_new:]
-        del graph.operators[first_new:]
-        graph.operators[position : position + 1] = added
+        del graph.operators[position]  # the REDUCE_SUM the convolution replaces
+        graph.move_appended(first_new - 1, position)
         if not graph.consumers(widening.outputs[0]):
             graph.operators.remove(widening)
 
@@ -42,17 +42,9 @@ def _is_int8_last_axis_sum(graph: TosaGraph, operator: TosaOperator) -> bool:
     summed = graph.tensors[operator.inputs[0]]
     if summed.dtype != np.int32 or operator.axis != len(summed.shape) - 1:
         return False
-    widening = graph.producer(summed.name)
-    if widening is None or widening.op != ts.Op.RESCALE or not widening.elementwise_unary:
+    if summed.name in graph.outputs or graph.consumers(summed.name) != [operator]:
         return False
-    if graph.tensors[widening.inputs[0]].dtype != np.int8 or summed.name in graph.outputs:
-        return False
-    if graph.consumers(summed.name) != [operator]:
-        return False
-    multiplier, shift, _, output_zp = (graph.const_data(name) for name in widening.inputs[1:5])
-    if any(value is None or value.size != 1 for value in (multiplier, shift, output_zp)):
-        return False
-    return int(output_zp[0]) == 0 and int(multiplier[0]) == 1 << int(shift[0])
+    return is_exact_widening(graph, graph.producer(summed.name))
 
 
 def _convolution_sum(graph: TosaGraph, source: TosaValue, zero_point: int, output_name: str) -> None:

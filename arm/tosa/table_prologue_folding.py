@@ -21,8 +21,8 @@ import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaOperator
 from arm.tosa.layout import remove_dead_operators
+from arm.tosa.table_rescale_folding import INT8_TABLE_ENTRIES, has_int8_entries
 
-_INT8_TABLE_ENTRIES = 256
 # Element-by-element operators that may sit in a prologue (MUL and the shifts take a one-element
 # shift or amount); RESCALE only per tensor (``elementwise_unary``).
 _BINARY = frozenset({ts.Op.ADD, ts.Op.SUB, ts.Op.MUL, ts.Op.MAXIMUM, ts.Op.MINIMUM})
@@ -42,15 +42,7 @@ def fold_prologues_into_tables(graph: TosaGraph) -> None:
 
 
 def _is_int8_table(graph: TosaGraph, operator: TosaOperator) -> bool:
-    if operator.op != ts.Op.TABLE:
-        return False
-    entries = graph.tensors[operator.inputs[1]]
-    return (
-        entries.kind == "const"
-        and entries.data.dtype == np.int8
-        and entries.data.shape == (_INT8_TABLE_ENTRIES,)
-        and graph.tensors[operator.inputs[0]].dtype == np.int8
-    )
+    return has_int8_entries(graph, operator) and graph.tensors[operator.inputs[0]].dtype == np.int8
 
 
 def _prologue(graph: TosaGraph, table: TosaOperator) -> tuple[str, list[TosaOperator]] | None:
@@ -100,7 +92,7 @@ def _is_constant_scalar(graph: TosaGraph, name: str) -> bool:
 def _evaluate(graph: TosaGraph, source: str, operators: list[TosaOperator], result: str) -> np.ndarray:
     """``operators`` applied to the 256 int8 values in place of ``source``, on the reference model."""
     rank = len(graph.tensors[source].shape)
-    values_shape = (_INT8_TABLE_ENTRIES,) + (1,) * (rank - 1)
+    values_shape = (INT8_TABLE_ENTRIES,) + (1,) * (rank - 1)
     single = TosaGraph()
     values = single.add_input("values", values_shape, np.int8)
     renamed = {source: values.name}

@@ -16,7 +16,16 @@ import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaOperator
 
-_INT8_TABLE_ENTRIES = 256
+INT8_TABLE_ENTRIES = 256
+
+
+def has_int8_entries(graph: TosaGraph, operator: TosaOperator) -> bool:
+    """Whether ``operator`` is a TABLE of 256 constant int8 entries (an int8 lookup the passes can
+    rewrite at compile time)."""
+    if operator.op != ts.Op.TABLE:
+        return False
+    entries = graph.tensors[operator.inputs[1]]
+    return entries.kind == "const" and entries.data.dtype == np.int8 and entries.data.shape == (INT8_TABLE_ENTRIES,)
 
 
 def fold_rescales_into_tables(graph: TosaGraph) -> None:
@@ -36,15 +45,11 @@ def _is_foldable_rescale(graph: TosaGraph, rescale: TosaOperator) -> bool:
     if graph.tensors[rescale.outputs[0]].dtype != np.int8:
         return False
     table = graph.producer(rescale.inputs[0])
-    if table is None or table.op != ts.Op.TABLE:
+    if table is None or not has_int8_entries(graph, table):
         return False
     table_output = table.outputs[0]
-    entries = graph.tensors[table.inputs[1]]
     return (
-        entries.kind == "const"
-        and entries.data.dtype == np.int8
-        and entries.data.shape == (_INT8_TABLE_ENTRIES,)
-        and graph.tensors[table_output].dtype == np.int8
+        graph.tensors[table_output].dtype == np.int8
         and table_output not in graph.outputs
         and graph.consumers(table_output) == [rescale]
     )
