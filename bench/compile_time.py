@@ -49,6 +49,7 @@ from bench.derived_peer import (
     peer_compiles,
 )
 from bench.model_list import BENCH_MODELS, BENCH_TARGETS
+from bench.process_cpu import tree_cpu_seconds
 
 _ROOT = Path(__file__).resolve().parents[1]
 # Calibration samples of each model's arm_pte targets in models/BUILD.bazel (the build's cost); 16 otherwise.
@@ -97,40 +98,6 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """/proc/PID/stat after the command name (so fields[1] is the parent's pid), or None if it is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def _process_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a running process and its children, live or waited for (Linux
-    /proc); NaN elsewhere. The worker's Vela server (arm/ethosu/vela_process.py) runs each request's
-    Vela compile: it lives as long as the worker, so its time is counted from its own stat."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        return math.nan
-    ticks = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
-    for child in _children(pid):
-        child_fields = _stat_fields(child)
-        if child_fields is not None:
-            ticks += sum(int(field) for field in child_fields[11:15])
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _children(pid: int) -> list[int]:
-    """Live direct children of ``pid`` (the worker starts its Vela server and nothing else)."""
-    children = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat_fields(int(entry.name))
-            if fields is not None and fields[1] == str(pid):
-                children.append(int(entry.name))
-    return children
-
-
 def _timed_run(command: list[str], workdir: Path) -> tuple[float, float]:
     """Wall and CPU seconds of one process run to its end."""
     start, cpu_start = time.perf_counter(), _children_cpu_seconds()
@@ -170,13 +137,13 @@ class _Worker:
     def compile(self, arguments: list[str]) -> tuple[float, float]:
         """Wall and CPU seconds of one request."""
         self.requests += 1
-        start, cpu_start = time.perf_counter(), _process_cpu_seconds(self.process.pid)
+        start, cpu_start = time.perf_counter(), tree_cpu_seconds(self.process.pid)
         self.process.stdin.write(json.dumps({"arguments": arguments, "requestId": self.requests}).encode() + b"\n")
         self.process.stdin.flush()
         response = json.loads(self.process.stdout.readline())
         if response["exitCode"] != 0:
             raise RuntimeError(f"worker request failed:\n{response['output'][-2000:]}")
-        return time.perf_counter() - start, _process_cpu_seconds(self.process.pid) - cpu_start
+        return time.perf_counter() - start, tree_cpu_seconds(self.process.pid) - cpu_start
 
     def close(self) -> None:
         self.process.stdin.close()

@@ -32,21 +32,7 @@ import time
 from pathlib import Path
 
 from bench.model_list import BENCH_MODELS
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a live process and all its live descendants (Linux /proc)."""
-    total, pending = 0.0, [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        pending += [int(child) for child in children]
-    return total
+from bench.process_cpu import tree_cpu_seconds
 
 
 @dataclasses.dataclass(frozen=True)

@@ -37,15 +37,7 @@ import torch
 
 from arm.model_spec import load_model_spec
 from bench.model_list import BENCH_MODELS
-
-
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a live process (Linux /proc); NaN where it cannot be read."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return math.nan
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from bench.process_cpu import process_cpu_seconds
 
 
 def _vela_server_cpu() -> float:
