@@ -27,6 +27,7 @@ from arm.artifacts import TosaArtifact
 from arm.report.provenance import is_dequantize, is_quantize, op_name, origin
 from arm.report.report_data import SQNR_CAP_DB, LayerError
 from arm.report.tosa_probes import TensorInfo, run_with_probes, tensor_table
+from arm.tosa.reshape_sinking import RESHAPED_INFIX
 
 _INT_DTYPES = (np.dtype(np.int8), np.dtype(np.int16))
 
@@ -228,9 +229,6 @@ def _probe(tensors: dict[str, TensorInfo], partition: int, names: Sequence[str])
             return _Probe(partition, reshaped[0], False)
     return None
 
-
-# What arm.tosa.reshape_sinking puts between a tensor's name and its new shape.
-RESHAPED_INFIX = "_as_"
 
 
 def analyze_layers(

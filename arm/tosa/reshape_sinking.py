@@ -17,6 +17,10 @@ import tosa_serializer as ts
 from arm.tosa.graph import TosaGraph, TosaOperator
 from arm.tosa.layout import ELEMENTWISE_OPS, remove_dead_operators
 
+# Between a tensor's name and its new shape in the name of the tensor an operator writes once its
+# reshape has moved below it (``{name}_as_{shape}``): arm.report finds a layer's values by it.
+RESHAPED_INFIX = "_as_"
+
 
 def fold_reshapes(graph: TosaGraph) -> None:
     """Sinks every reshape below the elementwise ops that read it and folds the reshape chains this forms."""
@@ -88,7 +92,7 @@ def _sink_reshape(graph: TosaGraph, operator: TosaOperator) -> bool:
 def _reshape_output(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...]) -> None:
     """Makes ``operator`` write ``shape``, followed by a reshape to its old output tensor."""
     old = graph.tensors[operator.outputs[0]]
-    inner = graph.add_tensor(f"{old.name}_as_{'x'.join(str(d) for d in shape)}", shape, old.dtype)
+    inner = graph.add_tensor(f"{old.name}{RESHAPED_INFIX}{'x'.join(str(d) for d in shape)}", shape, old.dtype)
     operator.outputs[0] = inner.name
     shape_name = graph.add_shape_const(f"{old.name}_shape", old.shape)
     attribute = ts.TosaSerializerAttribute()
