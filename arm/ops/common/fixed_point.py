@@ -77,6 +77,16 @@ class Int32Emitter:
 
         return self._binary(ts.Op.MINIMUM, set_attribute, [lhs, rhs], what)
 
+    def maximum(self, lhs: TosaValue, rhs: TosaValue, what: str) -> TosaValue:
+        def set_attribute(attribute: ts.TosaSerializerAttribute) -> None:
+            attribute.MaximumAttribute(ts.NanPropagationMode.PROPAGATE)
+
+        return self._binary(ts.Op.MAXIMUM, set_attribute, [lhs, rhs], what)
+
+    def intdiv(self, dividend: TosaValue, divisor: TosaValue, what: str) -> TosaValue:
+        """``dividend / divisor`` truncated towards zero; the divisor must be nonzero everywhere."""
+        return self._binary(ts.Op.INTDIV, ts.TosaSerializerAttribute.IntDivAttribute, [dividend, divisor], what)
+
     def shift_left(self, value: TosaValue, amount: TosaValue, what: str) -> TosaValue:
         return self._binary(
             ts.Op.LOGICAL_LEFT_SHIFT, ts.TosaSerializerAttribute.LogicalLeftShiftAttribute, [value, amount], what

@@ -22,7 +22,6 @@ the CPU for the U55/U65 (its "Div" cannot run on the NPU), so ``INTDIV_REASON`` 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
 
 import numpy as np
 import torch
@@ -30,6 +29,7 @@ import tosa_serializer as ts
 from torch.fx import Node
 
 from arm.ops.common.elementwise import AttributeSetter, emit
+from arm.ops.common.fixed_point import Int32Emitter
 from arm.ops.common.support import describe, dtype_of, rank_reason
 from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
@@ -136,62 +136,47 @@ class Int32Division:
 
 
 class Int32Ops:
-    """int32 elementwise operators of one lowering, named after its node (every Ethos-U runs them)."""
+    """int32 elementwise operators of one lowering, named after its node (every Ethos-U runs them).
+
+    The data path's view of ``Int32Emitter``: operators are numbered instead of named by the caller,
+    and a number operand becomes an int32 constant."""
 
     def __init__(self, ctx: LoweringContext, name: str, rank: int) -> None:
-        self.ctx, self.name, self.rank = ctx, name, rank
+        self.ctx = ctx
+        self._emitter = Int32Emitter(ctx.graph, name, rank)
         self._count = 0
 
     def constant(self, number: int) -> TosaValue:
-        return self.ctx.graph.add_const(self._fresh("const"), np.full((1,) * self.rank, number, dtype=np.int32))
-
-    def binary(self, op: ts.Op, lhs: TosaValue, rhs: TosaValue | int, what: str) -> TosaValue:
-        rhs = self.constant(rhs) if isinstance(rhs, int) else rhs
-        shape = tuple(np.broadcast_shapes(tuple(lhs.shape), tuple(rhs.shape)))
-        inputs: list[TosaValue | str] = [lhs, rhs]
-        if op == ts.Op.MUL:
-            inputs.append(self.ctx.graph.add_scalar_const(self._fresh("shift"), 0, np.int8))
-        return emit(self.ctx, op, _ATTRIBUTES[op], inputs, name=self._fresh(what), shape=shape, dtype=_INT32)
+        return self._emitter.constant(number, self._fresh("const"))
 
     def add(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
-        return self.binary(ts.Op.ADD, lhs, rhs, "add")
+        return self._emitter.add(lhs, self._operand(rhs), self._fresh("add"))
 
     def sub(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
-        return self.binary(ts.Op.SUB, lhs, rhs, "sub")
+        return self._emitter.sub(lhs, self._operand(rhs), self._fresh("sub"))
 
     def mul(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
-        return self.binary(ts.Op.MUL, lhs, rhs, "mul")
+        return self._emitter.mul(lhs, self._operand(rhs), self._fresh("mul"), shift=0)
 
     def maximum(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
-        return self.binary(ts.Op.MAXIMUM, lhs, rhs, "max")
+        return self._emitter.maximum(lhs, self._operand(rhs), self._fresh("max"))
 
     def minimum(self, lhs: TosaValue, rhs: TosaValue | int) -> TosaValue:
-        return self.binary(ts.Op.MINIMUM, lhs, rhs, "min")
+        return self._emitter.minimum(lhs, self._operand(rhs), self._fresh("min"))
 
     def sign(self, value: TosaValue) -> TosaValue:
         """-1, 0 or 1: ``value`` clamped to [-1, 1] (exact on integers)."""
         return self.minimum(self.maximum(value, -1), 1)
 
     def intdiv(self, dividend: TosaValue, divisor: TosaValue) -> TosaValue:
-        return self.binary(ts.Op.INTDIV, dividend, divisor, "intdiv")
+        return self._emitter.intdiv(dividend, divisor, self._fresh("intdiv"))
+
+    def _operand(self, value: TosaValue | int) -> TosaValue:
+        return self.constant(value) if isinstance(value, int) else value
 
     def _fresh(self, what: str) -> str:
         self._count += 1
-        return f"{self.name}_{what}{self._count}"
-
-
-def _propagate(set_attribute: Callable[[ts.TosaSerializerAttribute, int], None]) -> AttributeSetter:
-    return lambda attribute: set_attribute(attribute, ts.NanPropagationMode.PROPAGATE)
-
-
-_ATTRIBUTES: dict[ts.Op, AttributeSetter] = {
-    ts.Op.ADD: ts.TosaSerializerAttribute.AddAttribute,
-    ts.Op.SUB: ts.TosaSerializerAttribute.SubAttribute,
-    ts.Op.MUL: ts.TosaSerializerAttribute.MulAttribute,
-    ts.Op.MAXIMUM: _propagate(ts.TosaSerializerAttribute.MaximumAttribute),
-    ts.Op.MINIMUM: _propagate(ts.TosaSerializerAttribute.MinimumAttribute),
-    ts.Op.INTDIV: ts.TosaSerializerAttribute.IntDivAttribute,
-}
+        return f"{what}{self._count}"
 
 
 def divide_int32(ops: Int32Ops, dividend: TosaValue, divisor: TosaValue, *, rounding: str) -> Int32Division:
