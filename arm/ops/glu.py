@@ -14,7 +14,7 @@ of 1/256 output step instead: two int8 TABLEs give a 16-bit gate G (``fixed_poin
 the int32 product A G (A the code of a less its zero point, |A| <= 255) is that many units. Its
 rounding error is at most 255/2 units, half an output step. Gates of 65535 units or more saturate
 the output for any nonzero A, so the lookup clips them there. On the U55 the value half is copied out of
-x first (``_widened_copy``): Vela 5.2.0 loses the slice's window when it widens it for this MUL.
+x before it is widened for that MUL (arm/tosa/widened_window_copies.py: Vela 5.2.0 loses the window there).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from arm.ops.common.unary import annotate_unary, unary_support
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue, slice_tensor
 from arm.tosa.quantization import QParams
-from arm.tosa.rescale import from_int32, rescale, to_int32
+from arm.tosa.rescale import from_int32, to_int32
 from arm.tosa.specification import TosaSpecification
 
 # sigmoid's range [0, 1) on int8 codes -128..127: step 1/256, zero point -128.
@@ -98,21 +98,8 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     units = np.minimum(np.round(gates * value.qparams.scale / unit), _FINE_GATE_MAX).astype(np.int64)
     # The 16-bit gate from two int8 TABLEs; A * gate stays below 2**24, so one int32 MUL is exact.
     gate = ints.lookup16(gate_input, units, "gate")
-    if ctx.spec.has("u55"):
-        value32 = _widened_copy(ctx, value, node.name)
     product = ints.mul(value32, gate, "int32", shift=0)
     return from_int32(ctx.graph, product, name=node.name, accumulator_scales=[unit], output=output)
-
-
-def _widened_copy(ctx: LoweringContext, value: TosaValue, name: str) -> TosaValue:
-    """``value`` (a SLICE window of x) copied before it is widened to int32. Reading the window itself, Vela
-    5.2.0's U55 stream for the widening (an ADD of the zero point, then a MUL, since the fine gate's int32
-    MUL cannot take the RESCALE in) runs over all of x's channels with the window's strides, writing past
-    the widened tensor (the NPU model stopped at an OFM write 16 bytes past its scratch region) and leaving
-    the MUL half of x. A per-channel copy by 1 is read whole (see arm/tosa/identity_copy.py)."""
-    copy = rescale(ctx.graph, value, name=f"{name}_value_copy", scales=[1.0] * value.shape[-1],
-                   output_dtype=value.dtype, input_zp=0, output_zp=0, output_qparams=value.qparams)  # fmt: skip
-    return to_int32(ctx.graph, copy, name=f"{name}_value_copy_int32", scale=1.0)
 
 
 def _gate_grid_error(gates: np.ndarray, value: QParams) -> float:
@@ -142,7 +129,7 @@ def small_gates(seed: int) -> tuple[torch.Tensor]:
 
 TEST_CASES = {
     "last_dim": OpTestCase(torch.nn.GLU(), random_inputs(0, (2, 5, 16))),
-    # On the U55 the value half is copied before it is widened (Vela's window departure, see _widened_copy).
+    # On the U55 the value half is copied before it is widened (arm/tosa/widened_window_copies.py).
     "small_gates": OpTestCase(torch.nn.GLU(), small_gates(2)),
     "channels": OpTestCase(FunctionModule(glu_channels), random_inputs(1, (1, 8, 4, 4))),
 }

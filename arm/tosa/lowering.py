@@ -35,6 +35,7 @@ from arm.tosa.specification import TosaSpecification
 from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
+from arm.tosa.widened_window_copies import copy_widened_windows
 
 
 def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> TosaArtifact:
@@ -64,7 +65,8 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
         sums_as_convolutions(ctx.graph)
         copy_high_rank_slices(ctx.graph)  # first: a copied slice is no window for the MATMUL pass either
         copy_windowed_matmul_operands(ctx.graph)
-    if spec.has("u55"):  # its elementwise unit broadcasts the second operand only
+    if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
+        copy_widened_windows(ctx.graph)
         run_one_element_first_operands_at_rank4(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
