@@ -1,6 +1,7 @@
-"""floor_divide by a tensor on the U55 (no INTDIV, so it runs on the CPU) keeps float: a divisor of zero, or
-one that an int8 grid would round to zero, gives PyTorch's infinite quotient in the .pte as in the quantized
-module, instead of a CPU quantize of infinity (ExecuTorch's kernel gives the grid's lowest code there)."""
+"""ArmOp.quantized_on, read by the quantizer: floor_divide by a tensor on the U55 (no INTDIV, so it runs on the
+CPU) keeps float: a divisor of zero, or one that an int8 grid would round to zero, gives PyTorch's infinite
+quotient in the .pte as in the quantized module, instead of a CPU quantize of infinity (ExecuTorch's kernel
+gives the grid's lowest code there)."""
 
 import numpy as np
 import torch
