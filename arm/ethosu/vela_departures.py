@@ -18,7 +18,9 @@ bytes, or past the end of the weight region (the a16w8 softmax of ExecuTorch's
 cases: ``y - x`` and ``y * x`` with y (1, 1, 1, 1, 1) and x (8, 1, 4, 1, 1) or (1, 8, 4, 1, 1) differ
 in 31 and 30 of 32 outputs; the same at rank 4 or 3, ``x - y`` (the one element second), a constant
 folded into ``1.5 - x``, and a first operand broadcast in one dimension only, (2, 1, 4, 1, 1) against
-(2, 1, 4, 1, 16), are exact.
+(2, 1, 4, 1, 16), are exact. The flow no longer gives Vela this construct on the U55/U65:
+arm/tosa/one_element_first_operands.py runs such an operator at rank 4 between RESHAPEs, so the softmax is
+delegated and exact; the rule stays for graphs that reach the backend by another way.
 
 Rule "unit rescales of a rank-5 slice" (a crash): Vela 5.2.0 segfaults, on the U55 (the U85 compiles
 it), on a binary elementwise operator (ADD, SUB and MUL measured) whose two operands are both RESCALEs

@@ -146,6 +146,7 @@ OP = ArmOp(
     aten_targets=(torch.ops.aten.floor_divide.default, torch.ops.aten.div.Tensor_mode),
     support=support,
     annotate=floored_division.annotate_division,
+    quantized_on=floored_division.quantized_on,
     lower=lower,
     test_cases=TEST_CASES,
 )

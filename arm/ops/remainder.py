@@ -54,6 +54,7 @@ OP = ArmOp(
     aten_targets=(torch.ops.aten.remainder.Tensor, torch.ops.aten.remainder.Scalar),
     support=floored_division.support,
     annotate=floored_division.annotate_division,
+    quantized_on=floored_division.quantized_on,
     lower=lower,
     test_cases=TEST_CASES,
 )

@@ -9,6 +9,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from arm.compile_spec import ArmCompileSpec
 from arm.ops.common import registry
+from arm.ops.common.arm_op import ArmOp
 from arm.passes.inline_mode_regions import inline_mode_regions
 from arm.passes.norm_scale_folding import fold_norm_scales_into_linears
 from arm.passes.same_dtype_casts import remove_same_dtype_casts
@@ -96,7 +97,7 @@ class EthosUQuantizer(Quantizer):
             if arm_op is None or is_annotated(node):
                 continue
             config = self.configs.config_for(node)
-            if config is not None:
+            if config is not None and _quantized_on(arm_op, node, self.compile_spec):
                 arm_op.annotate(node, config)
         for node in model.graph.nodes:
             drop_non_float_specs(node)
@@ -104,6 +105,10 @@ class EthosUQuantizer(Quantizer):
 
     def validate(self, model: GraphModule) -> None:
         pass
+
+
+def _quantized_on(arm_op: ArmOp, node: Node, compile_spec: ArmCompileSpec) -> bool:
+    return arm_op.quantized_on is None or arm_op.quantized_on(node, compile_spec.tosa_spec)
 
 
 def _annotate_io(model: GraphModule, config: QuantizationConfig) -> None:

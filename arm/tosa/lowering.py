@@ -25,6 +25,7 @@ from arm.tosa.high_rank_slice_copies import copy_high_rank_slices
 from arm.tosa.identity_clamp_removal import remove_identity_clamps
 from arm.tosa.layout import cancel_round_trips
 from arm.tosa.matmul_operand_copies import copy_windowed_matmul_operands
+from arm.tosa.one_element_first_operands import run_one_element_first_operands_at_rank4
 from arm.tosa.quantization import QParams, is_dequantize, is_quantize, numpy_dtype, qparams_of
 from arm.tosa.rescale import requantize
 from arm.tosa.rotary_halves import rotate_halves_in_constants
@@ -34,6 +35,7 @@ from arm.tosa.specification import TosaSpecification
 from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
+from arm.tosa.widened_window_copies import copy_widened_windows
 
 
 def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> TosaArtifact:
@@ -63,6 +65,9 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
         sums_as_convolutions(ctx.graph)
         copy_high_rank_slices(ctx.graph)  # first: a copied slice is no window for the MATMUL pass either
         copy_windowed_matmul_operands(ctx.graph)
+    if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
+        copy_widened_windows(ctx.graph)
+        run_one_element_first_operands_at_rank4(ctx.graph)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),

@@ -20,6 +20,7 @@ SupportRule = Callable[[Node, TosaSpecification], "str | None"]
 Annotator = Callable[[Node, "QuantizationConfig"], None]
 Lowering = Callable[[Node, "LoweringContext"], "TosaValue"]
 Decomposition = Callable[[Node], None]
+QuantizationRule = Callable[[Node, TosaSpecification], bool]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +40,9 @@ class ArmOp:
         decompose_for_quantization: rewrites an ATen node, before pt2e annotation, into ops that are
             annotated and lowered one by one (scaled_dot_product_attention into matmul and softmax,
             unbind into selects), so every intermediate tensor gets its own observed int8 grid.
+        quantized_on: whether the quantizer annotates an ATen node for a TOSA spec (default: always). A
+            node that runs on the CPU on that target whatever its quantization keeps float there, so no
+            CPU quantize meets a value no grid holds (floor_divide's infinite quotient by zero on the U55).
     """
 
     name: str
@@ -51,3 +55,4 @@ class ArmOp:
     keep_in_edge: tuple[torch._ops.OpOverload, ...] = ()
     fuses_into_producer: bool = False
     decompose_for_quantization: Decomposition | None = None
+    quantized_on: QuantizationRule | None = None

@@ -103,6 +103,14 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     )
 
 
+def quantized_on(node: Node, spec: TosaSpecification) -> bool:
+    """A division by a tensor where the target has no INTDIV (the U55) runs on the CPU in any case, and keeps
+    float there: its quotient by zero is infinite, which ExecuTorch's quantize kernel (and the runtime's, which
+    matches it bit for bit) turns into the grid's lowest code (a float-to-int64 conversion out of range), not
+    the end the quantized module saturates to."""
+    return not (is_tensor_divisor(node.args[1]) and spec.is_int and intdiv_reason(node, spec) is not None)
+
+
 def annotate_division(node: Node, config: QuantizationConfig) -> None:
     """A number divisor needs nothing (the op is a function of the dividend); a tensor divisor is observed
     too. Integer tensors are data, and the quantizer drops what it annotated on them."""
