@@ -22,6 +22,7 @@ from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.ops.common.unary import fp_add, fp_mul
 from arm.ops.common.int16_normalization import u55_reason
+from arm.ops.common.int8_normalization import group_norm_exact, has_uniform_weight
 from arm.ops.layer_norm import int_normalization, lower_float, normalized_count_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -74,6 +75,10 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         result = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
         result = _float_affine(ctx, result, weight, bias, name=node.name)
         return reshape(ctx.graph, result, x.shape, name=node.name)
+    if _takes_exact_form(x, weight, bias, ctx.spec):
+        result = group_norm_exact(ctx, rows, weight, bias, eps, ctx.output_qparams(node), (batch, channels, positions),
+                                  name=f"{node.name}_exact")  # fmt: skip
+        return reshape(ctx.graph, result, x.shape, name=node.name)
     steps = int_normalization(x)  # int8 or int16 (a16w8) rows
     normalized, fraction_bits = steps.normalize_rows(ctx, rows, eps, name=f"{node.name}_norm")
     per_channel = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
@@ -86,6 +91,22 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if positions > 1:
         result = transpose(ctx.graph, result, _SWAP_LAST_TWO, name=f"{node.name}_channels_first")
     return reshape(ctx.graph, result, x.shape, name=node.name)
+
+
+def _takes_exact_form(
+    x: TosaValue, weight: np.ndarray | None, bias: np.ndarray | None, spec: TosaSpecification
+) -> bool:
+    """int8 rows take the exact int32 form (arm.ops.common.int8_normalization.group_norm_exact), except
+    on the U55 with per-channel weights or biases: Vela 5.2.0 splits an int32 MUL or ADD whose operand
+    varies along the channels there (a [1, 32, 16, 16] group norm: 32,768 cycles each, against 4,096 and
+    7,104 for the int16 form's channels-last TRANSPOSE and DEPTHWISE_CONV2D)."""
+    if np.dtype(x.dtype) != np.int8:
+        return False
+    return not spec.has("u55") or (has_uniform_weight(weight) and _is_uniform(bias))
+
+
+def _is_uniform(bias: np.ndarray | None) -> bool:
+    return bias is None or bool(np.all(bias == bias.reshape(-1)[0]))
 
 
 def _float_affine(
@@ -121,6 +142,14 @@ TEST_CASES = {
     "groups2_affine": OpTestCase(seeded(0, _GroupNorm, 2, 8), random_inputs(0, (1, 8, 4, 4))),
     # Rank 3 (a sequence), batch 2, a group per channel (instance norm), no affine parameters.
     "instance_rank3_no_affine": OpTestCase(seeded(1, _GroupNorm, 6, 6, affine=False), random_inputs(1, (2, 6, 10))),
+    # A GroupNorm as initialized (unit weights, zero bias) over 288 elements per group: PROBE
+    "unit_weights": OpTestCase(
+        seeded(3, torch.nn.GroupNorm, 4, 32), random_inputs(3, (1, 32, 6, 6)), differing_from_quantized=0.0
+    ),
+    # Per-channel weights and biases: PROBE
+    "affine_wide": OpTestCase(
+        seeded(4, _GroupNorm, 4, 32), random_inputs(4, (1, 32, 6, 6)), differing_from_quantized=0.0
+    ),
     # int16 activations: layer_norm's int16 rows (arm.ops.common.int16_normalization); no int16 on
     # TOSA-1.0+INT (TOSA, VGF).
     "a16w8_groups2": OpTestCase(
