@@ -63,7 +63,8 @@ def forced(variant: str) -> Iterator[None]:
 
 def cpu_instructions(firmware: Path, pte: Path, ids: Path) -> int:
     """Instructions of one execute of ``pte`` in the firmware on QEMU (files relative to their folder)."""
-    semihosting = f"enable=on,target=native,arg=pte_firmware,arg=--model,arg={pte.name},arg=--input,arg={ids.name},arg=--stub-npu"
+    arguments = ["pte_firmware", "--model", pte.name, "--input", ids.name, "--stub-npu"]
+    semihosting = "enable=on,target=native," + ",".join(f"arg={argument}" for argument in arguments)
     command = ["qemu-system-arm", "-M", "mps3-an547", "-display", "none", "-monitor", "none", "-serial", "none",
                "-icount", "shift=0", "-semihosting-config", semihosting, "-kernel", str(firmware)]  # fmt: skip
     output = subprocess.run(command, cwd=pte.parent, capture_output=True, text=True, timeout=600, check=True).stdout

@@ -165,7 +165,9 @@ TEST_CASES = {
     ),
     # The same table looked up by ids the graph computes: the one-hot lookup keeps the partition whole on
     # the U85 (the U55 runs no ARGMAX).
-    "computed_ids": OpTestCase(seeded(5, _LookupOfComputedIds, 256, 64), random_inputs(5, (1, 16, 8)), cpu_targets=_U55),
+    "computed_ids": OpTestCase(
+        seeded(5, _LookupOfComputedIds, 256, 64), random_inputs(5, (1, 16, 8)), cpu_targets=_U55
+    ),
     # 1100 x 64 codes: more table than the U85's one-hot lookup reads per call (common/gather.py).
     "large_table": OpTestCase(
         seeded(3, _Embedding, 1100, 64),

@@ -168,8 +168,8 @@ TEST_CASES = {
         seeded(3, _UniformGroupNorm, 4, 32), random_inputs(3, (1, 32, 6, 6)), differing_from_quantized=0.0
     ),
     # Per-channel weights and biases, 288 elements per group: the int16 u put 0.955% of these outputs a
-    # step off the quantized module (tosa_INT and the U55, measured), the exact form none. The U55 keeps the int16
-    # form for per-channel parameters (_takes_exact_form), and with it those steps.
+    # step off the quantized module (measured on tosa_INT and the U55), the exact form none. The U55
+    # keeps the int16 form for per-channel parameters (_takes_exact_form), and with it those steps.
     "affine_wide": OpTestCase(
         seeded(4, _GroupNorm, 4, 32),
         random_inputs(4, (1, 32, 6, 6)),
