@@ -42,6 +42,7 @@ from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
 from arm.passes.convolution_spelled_out import spell_out_convolutions
 from arm.passes.inline_mode_regions import inline_mode_regions
+from arm.passes.quantized_table_lookup import look_up_quantized_rows
 from arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
 from arm.shared_provenance import sharing_node_provenance
 from arm.tosa.quantization import is_dequantize, is_quantize
@@ -310,6 +311,7 @@ def _run_stages(
     programs = _ProgramSource(exported, lambda: torch.export.export(traced_module, model.example_inputs))
     with stages.run("lower"):
         edge, partitioner, artifacts, plan, route = _lower_with_fallback(programs, target, stages, edge_route)
+        edge = look_up_quantized_rows(edge)
     io = apply_int8_io(edge) if int8_io else ()
     # Read before serialization rewrites the graph into out-variants with allocations.
     edge_graph = _snapshot(edge.exported_program())

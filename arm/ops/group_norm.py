@@ -3,10 +3,16 @@
 Each group's channels and positions are contiguous in NCHW, so the groups are the rows of one
 reshape, normalized as layer_norm.py normalizes its rows. FP: REDUCE_SUM, RSQRT and friends
 (layer_norm.lower_float), then MUL and ADD with the weight and bias broadcast over [N, C, HW].
-INT: layer_norm's int16 normalized value ``u`` (sums, CLZ and Newton-Raphson per row), moved to
-channels-last ([N * HW, C]) so that the weight and bias are layer_norm's 1x1 DEPTHWISE_CONV2D over
-the C channels, whose per-channel output RESCALE carries each weight's magnitude. int16 input
-(a16w8): layer_norm's int16 rows, an int32 ``u`` and the weight and bias applied in int32
+
+INT (int8): layer_norm's exact int32 form (arm.ops.common.int8_normalization.group_norm_exact): the
+row statistics, ``v = z * 2**K`` in int32 with one full-size MUL and SUB, reshaped (for free) to
+[N, C, HW], the weight and bias as [1, C, 1] int32 operands (one positive weight folds into the row
+multiplier, one bias is a single broadcast value), one power-of-two RESCALE. The int16 ``u`` it
+replaced put 0.955% of a [1, 32, 6, 6] group norm's outputs a step off the quantized module; it also
+needed a channels-last transpose for its DEPTHWISE_CONV2D, so the exact form is cheaper on the U85
+(bench/README.md "Group norm's exact form, session 8"). On the U55 per-channel weights or biases keep
+the int16 form: Vela 5.2.0 splits an int32 MUL or ADD whose operand varies along the channels there.
+int16 input (a16w8): layer_norm's int16 rows, an int32 ``u`` and the weight and bias applied in int32
 (arm.ops.common.int16_normalization), through the same reshapes and transposes.
 """
 
@@ -18,10 +24,11 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.op_test_case import EVERY_TARGET, OpTestCase, random_inputs, seeded
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.ops.common.unary import fp_add, fp_mul
 from arm.ops.common.int16_normalization import u55_reason
+from arm.ops.common.int8_normalization import group_norm_exact, has_uniform_weight
 from arm.ops.layer_norm import int_normalization, lower_float, normalized_count_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -74,6 +81,10 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         result = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
         result = _float_affine(ctx, result, weight, bias, name=node.name)
         return reshape(ctx.graph, result, x.shape, name=node.name)
+    if _takes_exact_form(x, weight, bias, ctx.spec):
+        result = group_norm_exact(ctx, rows, weight, bias, eps, ctx.output_qparams(node), (batch, channels, positions),
+                                  name=f"{node.name}_exact")  # fmt: skip
+        return reshape(ctx.graph, result, x.shape, name=node.name)
     steps = int_normalization(x)  # int8 or int16 (a16w8) rows
     normalized, fraction_bits = steps.normalize_rows(ctx, rows, eps, name=f"{node.name}_norm")
     per_channel = reshape(ctx.graph, normalized, (batch, channels, positions), name=f"{node.name}_channels")
@@ -86,6 +97,22 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if positions > 1:
         result = transpose(ctx.graph, result, _SWAP_LAST_TWO, name=f"{node.name}_channels_first")
     return reshape(ctx.graph, result, x.shape, name=node.name)
+
+
+def _takes_exact_form(
+    x: TosaValue, weight: np.ndarray | None, bias: np.ndarray | None, spec: TosaSpecification
+) -> bool:
+    """int8 rows take the exact int32 form (arm.ops.common.int8_normalization.group_norm_exact), except
+    on the U55 with per-channel weights or biases: Vela 5.2.0 splits an int32 MUL or ADD whose operand
+    varies along the channels there (a [1, 32, 16, 16] group norm: 32,768 cycles each, against 4,096 and
+    7,104 for the int16 form's channels-last TRANSPOSE and DEPTHWISE_CONV2D)."""
+    if np.dtype(x.dtype) != np.int8:
+        return False
+    return not spec.has("u55") or (has_uniform_weight(weight) and _is_uniform(bias))
+
+
+def _is_uniform(bias: np.ndarray | None) -> bool:
+    return bias is None or bool(np.all(bias == bias.reshape(-1)[0]))
 
 
 def _float_affine(
@@ -117,10 +144,38 @@ class _GroupNorm(torch.nn.Module):
         return self.norm(x)
 
 
+class _UniformGroupNorm(torch.nn.Module):
+    """A group norm whose weight is 0.8 and bias 0.25 in every channel."""
+
+    def __init__(self, groups: int, channels: int):
+        super().__init__()
+        self.norm = torch.nn.GroupNorm(groups, channels)
+        with torch.no_grad():
+            self.norm.weight.fill_(0.8)
+            self.norm.bias.fill_(0.25)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(x)
+
+
 TEST_CASES = {
     "groups2_affine": OpTestCase(seeded(0, _GroupNorm, 2, 8), random_inputs(0, (1, 8, 4, 4))),
     # Rank 3 (a sequence), batch 2, a group per channel (instance norm), no affine parameters.
     "instance_rank3_no_affine": OpTestCase(seeded(1, _GroupNorm, 6, 6, affine=False), random_inputs(1, (2, 6, 10))),
+    # One weight and one bias for every channel (0.8 and 0.25), 288 elements per group: the weight goes
+    # into the row multiplier and the bias is one broadcast value, so the U55 takes the exact form too.
+    "uniform_weight_bias": OpTestCase(
+        seeded(3, _UniformGroupNorm, 4, 32), random_inputs(3, (1, 32, 6, 6)), differing_from_quantized=0.0
+    ),
+    # Per-channel weights and biases, 288 elements per group: the int16 u put 0.955% of these outputs a
+    # step off the quantized module (measured on tosa_INT and the U55), the exact form none. The U55
+    # keeps the int16 form for per-channel parameters (_takes_exact_form), and with it those steps.
+    "affine_wide": OpTestCase(
+        seeded(4, _GroupNorm, 4, 32),
+        random_inputs(4, (1, 32, 6, 6)),
+        differing_from_quantized=0.0,
+        targets=tuple(target for target in EVERY_TARGET if target != "u55_INT"),
+    ),
     # int16 activations: layer_norm's int16 rows (arm.ops.common.int16_normalization); no int16 on
     # TOSA-1.0+INT (TOSA, VGF).
     "a16w8_groups2": OpTestCase(

@@ -317,3 +317,59 @@ def scale_and_shift(
                      output_dtype=output.dtype, input_zp=0, output_zp=output.zero_point,
                      output_qparams=output)  # fmt: skip
     return reshape(graph, result, (rows, count), name=f"{name}_rows_out")
+
+
+# ---- group_norm: the exact form -------------------------------------------------------------------
+
+
+def group_norm_exact(
+    ctx: LoweringContext,
+    x: TosaValue,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    eps: float,
+    output: QParams,
+    channels_shape: tuple[int, int, int],
+    *,
+    name: str,
+) -> TosaValue:
+    """``w_c * z + b_c`` onto the output grid for int8 group rows ``x`` [N * G, C / G * HW] and [C]
+    weight and bias, as an int8 tensor of ``channels_shape`` [N, C, HW] named ``name``.
+
+    layer_norm_exact's steps with the channel on the middle axis: a group's row is C / G whole
+    channels, so reshaping the int32 ``v`` to [N, C, HW] costs nothing, and the per-channel weight and
+    bias are [1, C, 1] int32 operands broadcast over the positions (no transposes, where the int16 form
+    moved u channels-last for its DEPTHWISE_CONV2D and back). One positive weight goes into M's gain.
+    """
+    batch, channels, positions = channels_shape
+    count = x.shape[1]
+    weights = np.ones(channels) if weight is None else weight.reshape(channels)
+    bias_steps = None if bias is None or not np.any(bias) else bias.reshape(channels) / output.scale
+    largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
+    ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=3)
+    if has_uniform_weight(weight):
+        gain = float(weights[0]) / output.scale
+        bits = _exact_output_bits(count, gain, largest_bias)
+        value = normalize_exact(ctx, x, eps, gain, bits, name=name)
+        value = reshape(ctx.graph, value, channels_shape, name=f"{name}_channels")
+    else:
+        fraction_bits = _exact_output_bits(count, 1.0, 0.0)
+        normalized = normalize_exact(ctx, x, eps, 1.0, fraction_bits, name=name)
+        normalized = reshape(ctx.graph, normalized, channels_shape, name=f"{name}_channels")
+        steps = weights / output.scale
+        largest_steps = float(np.abs(steps).max())
+        weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
+        value_bound = math.sqrt(max(count - 1, 1)) * largest_steps + largest_bias
+        bits = min(math.floor(math.log2(_AFFINE_LIMIT / value_bound)), fraction_bits + weight_bits)
+        int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, channels, 1)
+        value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
+                         shift=fraction_bits + weight_bits - bits)  # fmt: skip
+    if bias_steps is not None:
+        int_biases = np.round(bias_steps * 2.0**bits).astype(np.int32)
+        # One bias for every channel is one value broadcast, which Vela adds without splitting the ADD.
+        shape = (1, 1, 1) if np.all(int_biases == int_biases[0]) else (1, channels, 1)
+        int_biases = int_biases[: math.prod(shape)].reshape(shape)
+        value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
+    # A pure power of two: Vela folds it into the SUB, MUL or ADD before it.
+    return rescale(ctx.graph, value, name=name, scales=[2.0**-bits], output_dtype=output.dtype,
+                   input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
