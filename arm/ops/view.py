@@ -8,7 +8,8 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import dtype_of, first_reason, movement_reason, rank_reason
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
+from arm.ops.common.support import first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -19,15 +20,11 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        None if _is_integer_view(node, spec) else movement_reason(node, spec, [x]),
+        # Integer data (token ids reshaped before an embedding) has no grid to keep.
+        integer_data_support(node, spec) if is_integer_arithmetic(node) else movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(x)),
         rank_reason(node, shape_of(node)),
     )
-
-
-def _is_integer_view(node: Node, spec: TosaSpecification) -> bool:
-    """An int32 view in the INT profile (token ids reshaped before an embedding): no grid to keep."""
-    return spec.is_int and dtype_of(node.args[0]) == torch.int32 and dtype_of(node) == torch.int32
 
 
 def annotate_view(node: Node, config: QuantizationConfig) -> None:
@@ -36,7 +33,7 @@ def annotate_view(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = ctx.value(node.args[0])
-    if ctx.spec.is_int and not _is_integer_view(node, ctx.spec):
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         # The quantizer shares the input's grid, so this rescale is only there for foreign annotations.
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     # The shape comes from the node's meta: view arguments may still hold a -1.
@@ -49,6 +46,11 @@ def flatten_channels(x: torch.Tensor) -> torch.Tensor:
 
 def split_last(x: torch.Tensor) -> torch.Tensor:
     return x.reshape(2, 3, 4, 16)
+
+
+def split_last_then_slice(x: torch.Tensor) -> torch.Tensor:
+    # A partition of views alone stays on the CPU (arm/partitioner.py): the slice gives it work.
+    return x.reshape(2, 3, 4, 16)[:, 1:]
 
 
 def flatten_all(x: torch.Tensor) -> torch.Tensor:
@@ -69,6 +71,12 @@ TEST_CASES = {
     "flatten_all": OpTestCase(FunctionModule(flatten_all), random_inputs(2, (1, 16, 5, 5))),
     "rank5": OpTestCase(FunctionModule(to_rank5), random_inputs(3, (1, 8, 6, 8))),
     "unflatten": OpTestCase(FunctionModule(unflatten_channels), random_inputs(4, (1, 8, 5))),
+    # int8 data, not quantized: reshaped as it is (no integer data in the FP profile).
+    "int8_data": OpTestCase(
+        FunctionModule(split_last_then_slice),
+        (torch.randint(-128, 128, (6, 64), generator=torch.Generator().manual_seed(5), dtype=torch.int8),),
+        cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
 }
 
 OP = ArmOp(

@@ -102,6 +102,7 @@ def check_op_case(op_case: OpCase) -> None:
         _check_stays_on_cpu(result, op_case.op)
         return
     tosa = _single_delegate(result)
+    _check_op_delegated(result, op_case.op)
     delegate_inputs = _delegate_inputs(result, case.inputs)
     actual = _run_reference_model(tosa, delegate_inputs)
     expected = _numpy_outputs(case.module(*case.inputs))
@@ -150,6 +151,15 @@ def _single_delegate(result: FlowResult) -> TosaArtifact:
             f"nodes left on the CPU: {on_cpu}"
         )
     return result.artifacts.tosa[0]
+
+
+def _check_op_delegated(result: FlowResult, op: str) -> None:
+    """No node of the op under test stayed on the CPU: a case whose op falls back while the ops around
+    it fill the one delegate (a view before a slice) would otherwise pass."""
+    targets = set(registry.op(op).edge_targets)
+    reasons = [reason for _, reason in result.rejected if targets and _names_target(reason, targets)]
+    if reasons:
+        raise AssertionError(f"expected every {op} node to be delegated; left on the CPU: {'; '.join(reasons)}")
 
 
 def _delegate_inputs(result: FlowResult, inputs: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
