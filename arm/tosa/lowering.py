@@ -63,11 +63,14 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     )
 
 
-def lower_region(graph_module: GraphModule, operands: Sequence[TosaValue], ctx: LoweringContext, region: str) -> TosaGraph:
+def lower_region(
+    graph_module: GraphModule, operands: Sequence[TosaValue], ctx: LoweringContext, region: str, *, passed_through: int = 0
+) -> TosaGraph:
     """Lowers a control-flow graph (a cond branch, a loop's condition or body) into its own TOSA region.
 
     Its placeholders take ``operands`` in order (the TOSA values the calling operator passes in), its
-    outputs are the region's; the region is added to the main graph, which writes it after itself.
+    outputs are the region's, followed by its last ``passed_through`` inputs; the region is added to the
+    main graph, which writes it after itself.
     """
     region_ctx = LoweringContext(TosaGraph(region), ctx.spec, ctx.program, ctx.is_fused_activation, root_graph=ctx.root)
     placeholders = [node for node in graph_module.graph.nodes if node.op == "placeholder"]
@@ -82,6 +85,8 @@ def lower_region(graph_module: GraphModule, operands: Sequence[TosaValue], ctx: 
             results = node.args[0] if isinstance(node.args[0], (list, tuple)) else [node.args[0]]
             for result in results:
                 region_ctx.graph.mark_output(region_ctx.value(result))
+    for node in placeholders[len(placeholders) - passed_through :]:
+        region_ctx.graph.mark_output(region_ctx.value(node))
     _rewrite(region_ctx.graph, ctx.spec)
     ctx.root.add_region(region_ctx.graph)
     return region_ctx.graph

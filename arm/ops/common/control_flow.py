@@ -28,28 +28,32 @@ def is_control_flow(node: object) -> bool:
     return isinstance(node, Node) and node.op == "call_function" and node.target in CONTROL_FLOW_TARGETS
 
 
-def target_reason(node: Node, spec: TosaSpecification, tosa_operator: str) -> str | None:
-    """Why ``spec``'s target cannot run ``node`` as ``tosa_operator`` at all, or None."""
-    where = describe(node)
+def target_gap(spec: TosaSpecification, tosa_operator: str) -> str | None:
+    """Why ``spec``'s target cannot run ``tosa_operator`` (COND_IF, WHILE_LOOP) at all, or None."""
     if spec.has("u55"):
-        return f"{where}: the Ethos-U55 has no control flow (Vela 5.2.0 has no {tosa_operator} for it); it runs on the CPU"
+        return f"the Ethos-U55 has no control flow (Vela 5.2.0 has no {tosa_operator} for it)"
     if spec.has("u85"):
         # Checked: a graph of one COND_IF between two ADD regions compiles to a CPU "If" operator.
         return (
-            f"{where}: Vela 5.2.0 leaves TOSA {tosa_operator} on the CPU for the Ethos-U85 (its control-flow "
-            "support is experimental), and an Ethos-U delegate must run wholly on the NPU; it runs on the CPU"
+            f"Vela 5.2.0 leaves TOSA {tosa_operator} on the CPU for the Ethos-U85 (its control-flow support is "
+            "experimental), and an Ethos-U delegate must run wholly on the NPU"
         )
     if not spec.has("cf"):
         return (
-            f"{where}: {spec} has no control-flow extension, which {tosa_operator} needs; add it to the "
-            f"specification ('{spec}+cf') to delegate the node; it runs on the CPU"
+            f"{spec} has no control-flow extension, which {tosa_operator} needs; add it to the specification "
+            f"('{spec}+cf') to delegate the node"
         )
     if spec.is_int:
         return (
-            f"{where}: the Arm quantizer does not quantize inside control-flow graphs (pt2e leaves their "
-            "operators float), so the INT profile has no integer graph to lower; it runs on the CPU"
+            "the Arm quantizer does not quantize inside control-flow graphs (pt2e leaves their operators "
+            "float), so the INT profile has no integer graph to lower"
         )
     return None
+
+
+def target_reason(node: Node, spec: TosaSpecification, tosa_operator: str) -> str | None:
+    gap = target_gap(spec, tosa_operator)
+    return None if gap is None else f"{describe(node)}: {gap}; it runs on the CPU"
 
 
 def graph_module_of(node: Node, arg: object) -> GraphModule:
@@ -88,16 +92,20 @@ def region_name(parent_region: str, node: Node, part: str) -> str:
     return name if parent_region == "main" else f"{parent_region}.{name}"
 
 
-def lower_graph(node: Node, graph_arg: Node, operands: Sequence[TosaValue], ctx: LoweringContext, part: str) -> TosaGraph:
+def lower_graph(
+    node: Node, graph_arg: Node, operands: Sequence[TosaValue], ctx: LoweringContext, part: str, *, passed_through: int = 0
+) -> TosaGraph:
     """Lowers the graph ``graph_arg`` of ``node`` into a region named after ``part`` (then, else, cond, body).
 
     A node inside that fails to lower fails the whole control-flow node, named so the flow keeps it on the
-    CPU: only the program's own nodes can move there, not a region's.
+    CPU: only the program's own nodes can move there, not a region's. The last ``passed_through`` operands
+    are outputs of the region as well (a loop body hands its read-only inputs on).
     """
     from arm.tosa.lowering import lower_region  # the lowering loads the op registry, which loads this module
 
     try:
-        return lower_region(graph_module_of(node, graph_arg), operands, ctx, region_name(ctx.graph.region, node, part))
+        graph_module = graph_module_of(node, graph_arg)
+        return lower_region(graph_module, operands, ctx, region_name(ctx.graph.region, node, part), passed_through=passed_through)
     except Exception as error:
         raise LoweringError((node.name,), f"{describe(node)}: its graph {graph_arg.target} did not lower ({error})") from error
 
