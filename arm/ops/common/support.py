@@ -98,9 +98,10 @@ def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] |
 
 
 def movement_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] | None = None) -> str | None:
-    """``profile_reason`` for ops that only move elements (TILE, SLICE, CONCAT, TRANSPOSE, RESHAPE): in
-    the FP profile bool tensors move too, as TOSA 1.0 moves bool in every profile (a mask expanded or
-    sliced before a ``where``). The INT profile keeps its rule: its lowerings requantize what they move.
+    """``profile_reason`` for ops that only move elements (TILE, SLICE, CONCAT, TRANSPOSE, RESHAPE, PAD,
+    GATHER): in the FP profile bool tensors move too, as TOSA 1.0 moves bool in every profile (a mask
+    expanded or sliced before a ``where``), and so do float8 ones with their extension. The INT profile
+    keeps its rule: its lowerings requantize what they move.
     """
     inputs = tensor_args(node) if inputs is None else list(inputs)
     if spec.is_fp and all(dtype_of(tensor) == torch.bool for tensor in [*inputs, node]):
