@@ -37,6 +37,7 @@ from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec,
 from arm.fallback import FallbackPlan, lowering_error_in
 from arm.int8_io import IoQuantization, apply_int8_io
 from arm.model_spec import ModelSpec
+from arm.ops.common.control_flow import target_gap
 from arm.ops.common.node_info import describe
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
 from arm.passes import EDGE_TRANSFORM_PASSES
@@ -274,11 +275,9 @@ def _run_stages(
         # Before the control-flow checks and quantization: a region that only turns autocast or grad mode
         # off is no control flow, and pt2e would leave its ops float (arm/passes/inline_mode_regions.py).
         inline_mode_regions(exported.graph_module)
-    if loops := _loops_executorch_cannot_run(exported.graph_module):
-        raise FlowError(
-            f"{', '.join(loops)}: ExecuTorch's program format has no while loop (its emitter runs cond, map "
-            "and scan), so this model cannot become a .pte; unroll the loop or write it with torch.scan"
-        )
+    loops = _loops_executorch_cannot_run(exported.graph_module)
+    if loops and (gap := target_gap(target.compile_spec.tosa_spec, "WHILE_LOOP")) is not None:
+        raise FlowError(_loop_refusal(loops, gap))
     float_program = exported
 
     quantized_module = None
@@ -312,6 +311,10 @@ def _run_stages(
     with stages.run("lower"):
         edge, partitioner, artifacts, plan, route = _lower_with_fallback(programs, target, stages, edge_route)
         edge = look_up_quantized_rows(edge)
+    if loops_on_cpu := _loops_executorch_cannot_run(edge.exported_program().graph_module):
+        # The target runs loops (TOSA FP with cf), but this one was not delegated whole.
+        reasons = dict(partitioner.rejected)
+        raise FlowError(_loop_refusal(loops_on_cpu, "; ".join(reasons.get(name, "it was not delegated") for name in _loop_names(edge))))
     io = apply_int8_io(edge) if int8_io else ()
     # Read before serialization rewrites the graph into out-variants with allocations.
     edge_graph = _snapshot(edge.exported_program())
@@ -542,6 +545,19 @@ def _loops_executorch_cannot_run(graph_module: torch.fx.GraphModule) -> list[str
         for node in module.graph.nodes
         if node.target is torch.ops.higher_order.while_loop
     ]
+
+
+def _loop_refusal(loops: list[str], why_not_delegated: str) -> str:
+    return (
+        f"{', '.join(loops)}: ExecuTorch's program format has no while loop (its emitter runs cond, map and "
+        f"scan), so a loop runs only inside a delegate, and here it cannot ({why_not_delegated}); this model "
+        "cannot become a .pte: unroll the loop or write it with torch.scan"
+    )
+
+
+def _loop_names(edge: object) -> list[str]:
+    graph = edge.exported_program().graph
+    return [node.name for node in graph.nodes if node.target is torch.ops.higher_order.while_loop]
 
 
 def _nested_control_flow(graph_module: torch.fx.GraphModule) -> list[str]:

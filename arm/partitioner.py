@@ -21,7 +21,7 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 from arm.compile_spec import ArmCompileSpec, EthosUCompileSpec, VgfCompileSpec
 from arm.fallback import FallbackPlan
-from arm.ops.common import registry
+from arm.ops.common import control_flow, registry
 from arm.ops.common.support import describe
 from arm.passes.cpu_fallback import cpu_reason
 # executorch finds a delegate among the loaded BackendDetails subclasses, so load them all here.
@@ -109,6 +109,8 @@ class TOSAPartitioner(Partitioner):
         )
         for name, reason in self.rejected:
             logger.info("%s stays on the CPU: %s", name, reason)
+        # A delegated cond or while_loop takes the get_attr nodes of the graphs it calls into its partition.
+        selected |= {graph for node in selected for graph in control_flow.graph_arguments(node)}
         proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)
         partition_tags: dict[str, DelegationSpec] = {}
         delegated: set[Node] = set()

@@ -97,11 +97,10 @@ TEST_CASES = {
         quantization=get_symmetric_a16w8_quantization_config,
     ),
     # int32 data plus an int32 eye (folded to a constant): one int32 ADD
-    # (arm/ops/common/integer_arithmetic.py), which TOSA's FP profile lacks.
+    # (arm/ops/common/integer_arithmetic.py), which TOSA 1.0 has in both profiles.
     "int32_plus_eye": OpTestCase(
         FunctionModule(plus_int32_identity),
         (torch.randint(0, 10, (2, 4, 4), generator=torch.Generator().manual_seed(11), dtype=torch.int32),),
-        cpu_targets=("tosa_FP", "vgf_FP"),
     ),
 }
 

@@ -14,12 +14,14 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from arm.ops.common.bitwise import BitwiseOp, bitwise_op, random_integers
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase
 
-_INT_ONLY = ("tosa_FP", "vgf_FP", "u55_INT")
+_NO_SHIFTS = ("u55_INT",)
 
 _LEFT_SHIFT = BitwiseOp(
-    ts.Op.LOGICAL_LEFT_SHIFT, ts.TosaSerializerAttribute.LogicalLeftShiftAttribute, shift=True, u85_dtypes=(
-        torch.int32,
-    )
+    ts.Op.LOGICAL_LEFT_SHIFT,
+    ts.TosaSerializerAttribute.LogicalLeftShiftAttribute,
+    shift=True,
+    u85_dtypes=(torch.int32,),
+    in_fp_profile=True,
 )
 
 _ATEN = (
@@ -48,18 +50,18 @@ TEST_CASES = {
     "int32_tensor": OpTestCase(
         FunctionModule(torch.bitwise_left_shift),
         (*random_integers(0, torch.int32, (2, 3, 16)), *random_integers(1, torch.int32, (2, 3, 16), low=0, high=12)),
-        cpu_targets=_INT_ONLY,
+        cpu_targets=_NO_SHIFTS,
     ),
     # int8 values whose top bits shift out (torch and TOSA both wrap; the U85 would saturate).
     "int8_scalar": OpTestCase(
         FunctionModule(shift_by_three), random_integers(2, torch.int8, (4, 20), low=-128, high=128), cpu_targets=(
-            *_INT_ONLY, "u85_INT"
+            *_NO_SHIFTS, "u85_INT"
         )
     ),
     "operator_tensor": OpTestCase(
         FunctionModule(shift_by_tensor),
         (*random_integers(3, torch.int16, (3, 10)), *random_integers(4, torch.int16, (1, 10), low=0, high=5)),
-        cpu_targets=(*_INT_ONLY, "u85_INT"),
+        cpu_targets=(*_NO_SHIFTS, "u85_INT"),
     ),
 }
 

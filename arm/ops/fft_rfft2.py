@@ -3,6 +3,14 @@
 Its result is a complex tensor. TOSA 1.0 has no complex type: its RFFT2D (in the EXT-FFT extension,
 float only) writes the real and imaginary parts as two float tensors, and none of the targets here
 has that extension (Vela 5.2.0 runs no FFT on any Ethos-U).
+
+Facts for lowering it on TOSA FP with ``fft`` (open): the reference model (tosa-tools 2026.8) runs
+RFFT2D from a TOSA 1.0 flatbuffer ([2, 8, 16] in, two [2, 8, 9] out, within 8e-6 of numpy's rfft2).
+to_edge decomposes rfft2 into ``_fft_r2c`` with a complex result, and the real/imaginary selection
+(``view_as_real``, ``.real``/``.imag``) is no core ATen operator; a lowering would keep
+``aten.fft_rfft2`` whole (``keep_in_edge``) and take its real/imaginary selection into the partition,
+so that no complex tensor crosses a delegate's boundary. ExecuTorch's Arm backend delegates
+fft_rfft2 only for TOSA 1.1 with fft, and its tests do not run that graph on the reference model.
 """
 
 from __future__ import annotations

@@ -30,5 +30,10 @@ TEST_CASES = {
 }
 
 OP = constant_creator_op(
-    "full_like", edge_targets=(exir_ops.edge.aten.full_like.default,), aten_targets=(), test_cases=TEST_CASES
+    "full_like",
+    # zeros_like/ones_like reach the lowering only inside control-flow graphs (a loop condition's
+    # zeros_like(total)): to_edge turns them into full_like at the top level.
+    edge_targets=(exir_ops.edge.aten.full_like.default, exir_ops.edge.aten.zeros_like.default, exir_ops.edge.aten.ones_like.default),
+    aten_targets=(),
+    test_cases=TEST_CASES,
 )

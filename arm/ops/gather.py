@@ -20,7 +20,7 @@ from torch.fx import Node
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.gather import gather, indices_reason
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.support import first_reason, profile_reason, rank_reason
+from arm.ops.common.support import first_reason, float8_moved, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -33,7 +33,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, index = node.args[:3]
     return first_reason(
         indices_reason(node, index, spec),
-        profile_reason(node, spec, [x]),
+        None if spec.is_fp and float8_moved(spec, [x, node]) else profile_reason(node, spec, [x]),  # float8 rows move
         rank_reason(node, shape_of(x)),
     )
 

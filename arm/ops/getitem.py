@@ -3,7 +3,8 @@
 The edge dialect gives ``_native_batch_norm_legit_no_training`` and ``native_layer_norm`` three
 results; inference uses only the first. Their op modules lower that result, and this selection is
 the same TOSA value. Other results (saved statistics) are training-only and stay on the CPU. A
-split's pieces are all results of equal standing: each getitem cuts its own (arm.ops.split).
+split's pieces are all results of equal standing: each getitem cuts its own (arm.ops.split); so are a
+cond's or while_loop's, which their lowering records in ``LoweringContext.results``.
 
 Its cases pick one result of each kind of producer; the batch_norm, layer_norm and split cases exercise
 it too.
@@ -17,7 +18,7 @@ import torch
 from torch.fx import Node
 
 from arm.ops import split
-from arm.ops.common import registry
+from arm.ops.common import control_flow, registry
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe
@@ -32,6 +33,8 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     producer = node.args[0]
     if producer.target in split.EDGE_TARGETS:
         return split.support(producer, spec)
+    if control_flow.is_control_flow(producer):
+        return registry.for_edge_node(producer).support(producer, spec)
     if not is_first_result(node):
         return f"{describe(node)}: only the first result of a multi-result op is lowered, not result {node.args[1]}"
     arm_op = registry.for_edge_node(producer)
@@ -47,6 +50,8 @@ def annotate_getitem(node: Node, config: QuantizationConfig) -> None:
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if node.args[0].target in split.EDGE_TARGETS:
         return split.lower_piece(node, ctx)
+    if node.args[0] in ctx.results:
+        return ctx.results[node.args[0]][node.args[1]]
     return ctx.value(node.args[0])
 
 

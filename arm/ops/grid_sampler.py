@@ -4,6 +4,12 @@ Each output pixel reads the input at a position taken from the grid tensor at ru
 data-dependent gather of four neighbours per pixel with bilinear weights computed from the
 positions. TOSA expresses such a read only as GATHER, which no Ethos-U runs under Vela 5.2.0 (the U55
 has none; the U85's is not placed on the NPU), so the op is not lowered for any target yet.
+
+ExecuTorch's Arm backend (1.5.1) has no TOSA form either: only its VGF partitioner takes grid_sampler_2d,
+rewritten into a TOSA CUSTOM operator that a Vulkan compute shader implements, and its one test of it is
+an expected failure (the model converter lacks that custom legalization). On the TOSA FP target a
+GATHER-based form (four GATHERs of flattened rows, weights by FLOOR/SUB/MUL, zero padding by SELECT) is
+possible and open.
 """
 
 from __future__ import annotations

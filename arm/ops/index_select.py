@@ -12,7 +12,7 @@ from torch.fx import Node
 from arm.ops.common.gather import gather, index_value, indices_reason
 from arm.ops.common.op_test_case import OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import first_reason, profile_reason, rank_reason
+from arm.ops.common.support import first_reason, float8_moved, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -25,7 +25,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, indices = node.args
     return first_reason(
         indices_reason(node, indices, spec),
-        profile_reason(node, spec, [x]),
+        None if spec.is_fp and float8_moved(spec, [x, node]) else profile_reason(node, spec, [x]),  # float8 rows move
         rank_reason(node, shape_of(x)),
     )
 

@@ -75,10 +75,9 @@ TEST_CASES = {
     "broadcast_both": OpTestCase(FunctionModule(multiply), random_inputs(5, (1, 8, 1, 16), (1, 1, 12, 1))),
     "scalar": OpTestCase(FunctionModule(multiply_scalar), random_inputs(3, (1, 4, 8, 8))),
     "square": OpTestCase(FunctionModule(square), random_inputs(4, (2, 50))),
-    # int32 data, not quantized: one int32 MUL (no integer arithmetic in the FP profile).
+    # int32 data, not quantized: one int32 MUL (in both TOSA 1.0 profiles).
     "int32_broadcast": OpTestCase(
-        FunctionModule(multiply), _int32_values(6, (1, 4, 4, 1), (1, 1, 4, 4)), cpu_targets=("tosa_FP", "vgf_FP")
-    ),
+        FunctionModule(multiply), _int32_values(6, (1, 4, 4, 1), (1, 1, 4, 4))),
     # timm attention's q * scale on a rank-5 slice, reshaped to a batch of 2. Vela 5.2.0 reads a rank-5 SLICE's
     # output as a window into its source and loses the window's batch step (U85: both batches from the first,
     # 251 of 512 outputs off; U55: a segfault, or a stream writing past its scratch area);

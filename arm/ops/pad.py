@@ -9,7 +9,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -36,7 +36,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     negative = any(before < 0 or after < 0 for before, after in _padding(node))
     return first_reason(
         f"{describe(node)}: negative padding (cropping) is not lowered; slice instead" if negative else None,
-        profile_reason(node, spec, [x]),
+        movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
     )
 

@@ -119,6 +119,13 @@ TEST_CASES = {
 
 # The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).
 TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(swap_last), random_inputs(20, (2, 3, 5))))
+# float8 moves (and only moves) on TOSA FP with its extension (support.float8_moved); exact.
+TEST_CASES["float8_e4m3"] = OpTestCase(
+    FunctionModule(swap_last),
+    (random_inputs(21, (2, 3, 5))[0].to(torch.float8_e4m3fn),),
+    tosa_extensions=("fp8e4m3",),
+    targets=("tosa_FP",),
+)
 
 OP = ArmOp(
     name="permute",

@@ -1,4 +1,8 @@
-"""aten.sum.dim_IntList -> TOSA REDUCE_SUM per dim (INT: on int32, one RESCALE onto the output grid)."""
+"""aten.sum.dim_IntList -> TOSA REDUCE_SUM per dim (INT: on int32, one RESCALE onto the output grid).
+
+aten.sum.default (every dim) reaches the lowering only inside control-flow graphs (a loop condition's
+``x.sum() > 1``), which to_edge leaves undecomposed; at the top level it becomes sum.dim_IntList.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ TEST_CASES = {
 
 OP = ArmOp(
     name="sum",
-    edge_targets=(exir_ops.edge.aten.sum.dim_IntList,),
+    edge_targets=(exir_ops.edge.aten.sum.dim_IntList, exir_ops.edge.aten.sum.default),
     aten_targets=(torch.ops.aten.sum.dim_IntList,),
     support=reduction_support,
     annotate=annotate_sum,

@@ -30,6 +30,14 @@ class LoweringContext:
     is_fused_activation: Callable[[Node], bool]
     values: dict[Node, TosaValue] = dataclasses.field(default_factory=dict)
     _ranked: dict[tuple[Node, int], TosaValue] = dataclasses.field(default_factory=dict)
+    # The results of a node that gives several (cond, while_loop), which its getitem users select.
+    results: dict[Node, tuple[TosaValue, ...]] = dataclasses.field(default_factory=dict)
+    # The main region's graph, which holds every region a control-flow operator calls; None: ``graph``.
+    root_graph: TosaGraph | None = None
+
+    @property
+    def root(self) -> TosaGraph:
+        return self.root_graph if self.root_graph is not None else self.graph
 
     def define(self, node: Node, value: TosaValue) -> None:
         self.values[node] = value
@@ -92,9 +100,17 @@ class LoweringContext:
     # Constants --------------------------------------------------------------------------------------
 
     def is_constant(self, node: object) -> bool:
-        return isinstance(node, Node) and is_stored(self.program, node)
+        # Only the program's own placeholders are stored: a control-flow region's inputs may share a name.
+        # A control-flow graph holds its constants (a branch's `t + 1.0`) as tensor attributes instead.
+        if not isinstance(node, Node):
+            return False
+        if node.op == "get_attr":
+            return isinstance(_attribute(node), torch.Tensor)
+        return node.graph is self.program.graph and is_stored(self.program, node)
 
     def constant(self, node: Node) -> torch.Tensor:
+        if node.op == "get_attr" and isinstance(_attribute(node), torch.Tensor):
+            return _attribute(node).detach().contiguous()
         if not is_stored(self.program, node):
             raise ValueError(f"{node.name} ({node.op}) is not a parameter, buffer or lifted constant")
         return constant_value(self.program, node).detach().contiguous()
@@ -124,6 +140,11 @@ class LoweringContext:
             f"{node.name} ({node.target}) is lowered for {self.spec} but its output is not quantized; "
             "annotate the model with the Arm quantizer before lowering, or use the FP profile"
         )
+
+
+def _attribute(node: Node) -> object:
+    module = node.graph.owning_module
+    return getattr(module, str(node.target), None) if module is not None else None
 
 
 def tensor_to_numpy(tensor: torch.Tensor) -> np.ndarray:

@@ -92,25 +92,46 @@ class TosaOperator:
     axis: int | None = None
 
 
+MAIN_REGION = "main"
+
+
 class TosaGraph:
-    """One TOSA 1.0 basic block under construction.
+    """One TOSA 1.0 basic block under construction, with the regions its control flow calls.
 
     Operators and tensors are recorded and only handed to ``tosa_serializer`` by ``serialize``, so
-    passes (see arm.tosa.layout) can rewrite the graph first.
+    passes (see arm.tosa.layout) can rewrite the graph first. A COND_IF or WHILE_LOOP names other
+    regions (its branches, its condition and body): each is a TosaGraph of its own, added with
+    ``add_region`` and written after this one. Tensor names carry the region's name as a suffix, so
+    names stay unique across the whole flatbuffer.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, region: str = MAIN_REGION) -> None:
+        self.region = region
         self.tensors: dict[str, TosaTensor] = {}
         self.operators: list[TosaOperator] = []
         self.inputs: list[str] = []
         self.outputs: list[str] = []
+        self.regions: list[TosaGraph] = []
 
     def _claim(self, name: str) -> str:
-        """Returns ``name``, or ``name_<n>`` with the smallest free n."""
+        """Returns ``name``, or ``name_<n>`` with the smallest free n (suffixed ``@<region>`` off main)."""
+        if self.region != MAIN_REGION:  # a name derived from another of this region's keeps one suffix
+            name = name.replace(f"@{self.region}", "") + f"@{self.region}"
         candidate, n = name, 1
         while candidate in self.tensors:
             candidate, n = f"{name}_{n}", n + 1
         return candidate
+
+    def add_region(self, region: TosaGraph) -> None:
+        """A region the operators of this graph (or of its regions) name; its name must be new."""
+        taken = {graph.region for graph in self.all_regions()}
+        if region.region in taken:
+            raise ValueError(f"TOSA region {region.region!r} is defined twice")
+        self.regions.append(region)
+
+    def all_regions(self) -> list[TosaGraph]:
+        """This graph and every region below it, depth first: the order they are written in."""
+        return [self, *(graph for region in self.regions for graph in region.all_regions())]
 
     def _record(self, tensor: TosaTensor, qparams: QParams | None = None) -> TosaValue:
         self.tensors[tensor.name] = tensor
@@ -127,7 +148,8 @@ class TosaGraph:
         return self._record(TosaTensor(self._claim(name), shape, np.dtype(dtype), "intermediate"), qparams)
 
     def add_const(self, name: str, values: np.ndarray, qparams: QParams | None = None) -> TosaValue:
-        values = np.ascontiguousarray(values)
+        # np.ascontiguousarray gives a 0-d array one dimension, which made a rank-0 CONST rank 1.
+        values = np.ascontiguousarray(values).reshape(np.shape(values))
         tosa_dtype(values.dtype)  # fail here, naming the dtype, rather than in the serializer
         return self._record(TosaTensor(self._claim(name), values.shape, values.dtype, "const", values), qparams)
 
@@ -176,8 +198,17 @@ class TosaGraph:
         return next((operator for operator in self.operators if name in operator.outputs), None)
 
     def serialize(self) -> bytes:
-        """Writes inputs, then every operator with the tensors it touches, in recording order."""
+        """Writes this graph as the main region, then each region it calls, each as one basic block."""
         serializer = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+        for graph in self.all_regions():
+            if graph is not self:
+                serializer.startRegion(graph.region)
+                serializer.currRegion.addBasicBlock(graph.region)
+            graph._write_block(serializer)
+        return bytes(serializer.serialize())
+
+    def _write_block(self, serializer: ts.TosaSerializer) -> None:
+        """Writes inputs, then every operator with the tensors it touches, in recording order."""
         block = serializer.currRegion.currBasicBlock
         for name in self.inputs:
             tensor = self.tensors[name]
@@ -194,7 +225,6 @@ class TosaGraph:
                 _write_tensor(serializer, block, self.tensors[name])
                 written.add(name)
             serializer.addOutputTensor(block.tensors[name])
-        return bytes(serializer.serialize())
 
 
 def _write_tensor(serializer: ts.TosaSerializer, block: ts.TosaSerializerBasicBlock, tensor: TosaTensor) -> None:

@@ -5,15 +5,18 @@ tensors when first read, each call_function goes to its op module through the re
 profile the q/dq nodes inside the partition are folded instead of emitted: a dequantize attaches
 quantization parameters to an int8 tensor, a quantize checks (or rescales to) the grid its producer
 wrote. The graph's inputs and outputs keep PyTorch's shapes (NCHW); convolutions transpose to NHWC
-and back, and arm.tosa.layout cancels the round trips between consecutive convolutions.
+and back, and arm.tosa.layout cancels the round trips between consecutive convolutions. Control flow
+(cond, while_loop) lowers its graphs into regions of their own with ``lower_region``.
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import tosa_serializer as ts
 from torch.export import ExportedProgram
-from torch.fx import Node
+from torch.fx import GraphModule, Node
 
 from arm.artifacts import TensorIo, TosaArtifact
 from arm.fallback import LoweringError
@@ -53,27 +56,61 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
             outputs = [ctx.value(arg) for arg in node.args[0]]
     for value in outputs:
         ctx.graph.mark_output(value)
-    cancel_round_trips(ctx.graph)
-    fold_reshapes(ctx.graph)
-    cancel_round_trips(ctx.graph)  # folded reshapes may have let transposes meet their inverses
-    hoist_slices_below_transposes(ctx.graph)
-    rotate_halves_in_constants(ctx.graph)
-    fold_rescales_into_tables(ctx.graph)
-    fold_prologues_into_tables(ctx.graph)
-    remove_identity_clamps(ctx.graph)
-    if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
-        sums_as_convolutions(ctx.graph)
-        copy_high_rank_slices(ctx.graph)  # first: a copied slice is no window for the MATMUL pass either
-        copy_windowed_matmul_operands(ctx.graph)
-    if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
-        copy_widened_windows(ctx.graph)
-        run_one_element_first_operands_at_rank4(ctx.graph)
+    _rewrite(ctx.graph, spec)
     return TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),
         outputs=tuple(_tensor_io(value) for value in outputs),
         spec=str(spec),
     )
+
+
+def lower_region(
+    graph_module: GraphModule, operands: Sequence[TosaValue], ctx: LoweringContext, region: str, *, passed_through: int = 0
+) -> TosaGraph:
+    """Lowers a control-flow graph (a cond branch, a loop's condition or body) into its own TOSA region.
+
+    Its placeholders take ``operands`` in order (the TOSA values the calling operator passes in), its
+    outputs are the region's, followed by its last ``passed_through`` inputs; the region is added to the
+    main graph, which writes it after itself.
+    """
+    region_ctx = LoweringContext(TosaGraph(region), ctx.spec, ctx.program, ctx.is_fused_activation, root_graph=ctx.root)
+    placeholders = [node for node in graph_module.graph.nodes if node.op == "placeholder"]
+    if len(placeholders) != len(operands):
+        raise ValueError(f"region {region} takes {len(placeholders)} inputs, {len(operands)} given")
+    for node, operand in zip(placeholders, operands):
+        region_ctx.define(node, region_ctx.graph.add_input(node.name, operand.shape, operand.dtype).with_qparams(operand.qparams))
+    for node in graph_module.graph.nodes:
+        if node.op == "call_function" and not _is_constant_dequantize(node, region_ctx):
+            region_ctx.define(node, _lower_call_or_fall_back(node, region_ctx))
+        elif node.op == "output":
+            results = node.args[0] if isinstance(node.args[0], (list, tuple)) else [node.args[0]]
+            for result in results:
+                region_ctx.graph.mark_output(region_ctx.value(result))
+    for node in placeholders[len(placeholders) - passed_through :]:
+        region_ctx.graph.mark_output(region_ctx.value(node))
+    _rewrite(region_ctx.graph, ctx.spec)
+    ctx.root.add_region(region_ctx.graph)
+    return region_ctx.graph
+
+
+def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
+    """The graph passes every lowered region goes through before it is serialized."""
+    cancel_round_trips(graph)
+    fold_reshapes(graph)
+    cancel_round_trips(graph)  # folded reshapes may have let transposes meet their inverses
+    hoist_slices_below_transposes(graph)
+    rotate_halves_in_constants(graph)
+    fold_rescales_into_tables(graph)
+    fold_prologues_into_tables(graph)
+    remove_identity_clamps(graph)
+    if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
+        sums_as_convolutions(graph)
+        copy_high_rank_slices(graph)  # first: a copied slice is no window for the MATMUL pass either
+        copy_windowed_matmul_operands(graph)
+    if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
+        copy_widened_windows(graph)
+        run_one_element_first_operands_at_rank4(graph)
 
 
 def _lower_call_or_fall_back(node: Node, ctx: LoweringContext) -> TosaValue:

@@ -19,7 +19,11 @@ class TosaSpecification:
     TOSA 1.0 lets a device implement both profiles. ``TOSA-1.0+INT+FP`` (ExecuTorch's name for such a
     device) lowers as the INT profile, the one a quantized model needs: ``profile`` is "INT" and
     ``is_int`` holds; ``also_fp`` records the second profile. Float operators of a mixed graph are not
-    lowered yet, so they stay on the CPU.
+    lowered yet, so they stay on the CPU. Integer operators need no second look: everything TOSA 1.0
+    allows in the FP profile on integers (int32 ADD/SUB/MUL, LOGICAL_LEFT_SHIFT, bool operators) is
+    allowed in the INT profile too, so INT+FP delegates the integer ops INT does, bitwise ones included.
+
+    ``cf`` (EXT-CONTROLFLOW) lets cond and while_loop lower to COND_IF and WHILE_LOOP (arm/ops/cond.py).
     """
 
     profile: str

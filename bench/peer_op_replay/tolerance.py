@@ -26,9 +26,12 @@ def output_scales(quantized: torch.fx.GraphModule | None, count: int) -> list[fl
 
 
 def _comparable(array: np.ndarray) -> np.ndarray:
-    """The array as numpy computes with it: bfloat16 (an ml_dtypes type) widened to float32, exactly."""
+    """The array as numpy computes with it: bfloat16 and float8 (ml_dtypes types) widened to float32, exactly."""
     array = np.asarray(array)
-    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array
+    return array.astype(np.float32) if array.dtype.name in _WIDENED else array
+
+
+_WIDENED = frozenset({"bfloat16", "float8_e4m3fn", "float8_e5m2"})
 
 
 def compare_output(got: np.ndarray, want: np.ndarray, tolerance: Tolerance, scale: float, index: int) -> str | None:

@@ -47,8 +47,16 @@ _NUMPY_TYPES = {
     7: np.float64,
     11: np.bool_,
     15: ml_dtypes.bfloat16,  # ScalarType.BFLOAT16: numpy knows it through ml_dtypes, torch.from_numpy does not
+    23: ml_dtypes.float8_e5m2,  # ScalarType.FLOAT8E5M2, likewise
+    24: ml_dtypes.float8_e4m3fn,  # ScalarType.FLOAT8E4M3FN
 }
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+# Types torch.from_numpy and Tensor.numpy() do not take: they cross as the integers of their bits.
+_THROUGH_BITS = {
+    _BFLOAT16: np.int16,
+    np.dtype(ml_dtypes.float8_e5m2): np.uint8,
+    np.dtype(ml_dtypes.float8_e4m3fn): np.uint8,
+}
 
 # Ids of delegates lowered to a TOSA graph, whose .tosa arm_pte writes beside the .pte.
 _TOSA_LOWERED_BACKENDS = ("EthosUBackend", "TOSABackend", "VgfBackend")
@@ -290,11 +298,12 @@ class PartitionedProgramOracle:
 
 
 def _to_torch(array: np.ndarray):
-    """A torch tensor of the array's bytes (bfloat16 through its bits: torch.from_numpy has no bfloat16)."""
+    """A torch tensor of the array's bytes (bfloat16 and float8 through their bits: torch.from_numpy has neither)."""
     import torch
 
-    if array.dtype == _BFLOAT16:
-        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    if array.dtype in _THROUGH_BITS:
+        torch_dtype = {np.dtype(ml_dtypes.float8_e5m2): torch.float8_e5m2, np.dtype(ml_dtypes.float8_e4m3fn): torch.float8_e4m3fn}
+        return torch.from_numpy(array.view(_THROUGH_BITS[array.dtype])).view(torch_dtype.get(array.dtype, torch.bfloat16))
     return torch.from_numpy(array)
 
 
@@ -303,6 +312,9 @@ def _to_numpy(tensor) -> np.ndarray:
 
     if tensor.dtype == torch.bfloat16:
         return tensor.contiguous().view(torch.int16).numpy().view(_BFLOAT16)
+    if tensor.dtype in (torch.float8_e5m2, torch.float8_e4m3fn):
+        numpy_type = ml_dtypes.float8_e5m2 if tensor.dtype == torch.float8_e5m2 else ml_dtypes.float8_e4m3fn
+        return tensor.contiguous().view(torch.uint8).numpy().view(numpy_type)
     return tensor.numpy()
 
 

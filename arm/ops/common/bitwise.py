@@ -2,8 +2,10 @@
 
 They act on integer tensors (int8/int16/int32; int64 indices are narrowed to int32 before
 partitioning), not on quantized reals: nothing to annotate, no scales. TOSA 1.0 has BITWISE_*,
-LOGICAL_LEFT_SHIFT and ARITHMETIC_RIGHT_SHIFT in the INT profile only, so the FP profile leaves them on
-the CPU. On bool tensors torch's bitwise and/or/xor/not are the logical ones, which TOSA has for
+ARITHMETIC_RIGHT_SHIFT in the INT profile only, so the FP profile leaves them on the CPU (as ExecuTorch's
+Arm backend leaves and/or/xor/not; it emits ARITHMETIC_RIGHT_SHIFT on FP all the same, which the
+profile table does not allow). LOGICAL_LEFT_SHIFT is in both profiles (the TOSA 1.0 profile table:
+i8, i16 and i32 under PRO-INT or PRO-FP), so left shifts run on FP too. On bool tensors torch's bitwise and/or/xor/not are the logical ones, which TOSA has for
 bool in both profiles (see logical.py): they lower to those.
 
 Ethos-U55/U65 run none of these; the U85 runs them on int8, int16 and int32.
@@ -44,12 +46,13 @@ class BitwiseOp:
     on_bool: LogicalOp | None = None
     shift: bool = False
     u85_dtypes: tuple[torch.dtype, ...] = INTEGER_DTYPES
+    in_fp_profile: bool = False  # TOSA 1.0 has the operator in the FP profile too (LOGICAL_LEFT_SHIFT)
 
     def support(self, node: Node, spec: TosaSpecification) -> str | None:
         if self.on_bool is not None and dtype_of(node) == torch.bool:
             return self.on_bool.support(node, spec)
         return first_reason(
-            profile_reason(node, spec),
+            profile_reason(node, spec, self.op if self.in_fp_profile else None),
             _dtype_reason(node),
             self._shift_reason(node),
             self._u85_reason(node, spec),
@@ -83,11 +86,12 @@ class BitwiseOp:
         return emit(ctx, self.op, self.attribute, inputs, name=node.name, shape=shape_of(node), dtype=inputs[0].dtype)
 
 
-def profile_reason(node: Node, spec: TosaSpecification) -> str | None:
-    if spec.is_fp:
+def profile_reason(node: Node, spec: TosaSpecification, fp_operator: ts.Op | None = None) -> str | None:
+    """``fp_operator``: the node's TOSA operator when TOSA 1.0 has it in the FP profile as well."""
+    if spec.is_fp and fp_operator is None:
         return (
-            f"{describe(node)}: {spec} has no integer bit operators (TOSA has them in the INT profile); "
-            "it runs on the CPU"
+            f"{describe(node)}: {spec} has no such integer bit operator (TOSA 1.0 has BITWISE_* and "
+            "ARITHMETIC_RIGHT_SHIFT in the INT profile only); it runs on the CPU"
         )
     if spec.has("u55"):
         return f"{describe(node)}: Ethos-U55/U65 have no bitwise or shift operators; it runs on the CPU"

@@ -32,7 +32,9 @@ def _support(node: Node, spec: TosaSpecification) -> str | None:
         "the program; it is created on the CPU"
         if elements > MAX_FOLDED_ELEMENTS
         else None,
-        None if shape_of(node) else f"{describe(node)}: a 0-d constant is not lowered alone (it folds into its users)",
+        # A 0-d one folds into its users, except inside control-flow graphs, which folding does not reach;
+        # FP lowers it there as a rank-0 CONST.
+        None if shape_of(node) or spec.is_fp else f"{describe(node)}: a 0-d constant is not lowered alone (it folds into its users)",
         None if dtype_of(node) == torch.float32 else (
             f"{describe(node)}: creates {dtype_of(node)}; only float32 constants are lowered (integer ones fold "
             "or are narrowed by arm/passes/int64_to_int32.py)"

@@ -4,8 +4,11 @@
 values: the quantizer observes none of these (they are not float), so they reach the partitioner as
 integer nodes with integer inputs. TOSA's INT profile has ADD, SUB, MUL (shift 0), MAXIMUM and MINIMUM
 on int32 exactly as PyTorch computes them while no result leaves int32 (TOSA requires that; PyTorch
-would wrap), and Vela runs them on the U55 and the U85. The FP profile has no integer arithmetic, and
-int8/int16 data would need casts to int32 and back, so those stay on the CPU with a reason.
+would wrap), and Vela runs them on the U55 and the U85. TOSA 1.0's profile table puts int32 ADD, SUB
+and MUL in the FP profile too (in both: index and shape arithmetic needs them), MAXIMUM and MINIMUM
+on int32 in the INT profile only, so a float target runs int32 add, sub and mul and keeps an int32
+clamp on the CPU. int8/int16 data would need casts to int32 and back, so those stay on the CPU with a
+reason.
 
 Op files use it beside their quantized path: ``is_integer_arithmetic(node)`` picks the path, then
 ``integer_support`` and ``integer_operands``. Data movement (SLICE, CONCAT, RESHAPE, TRANSPOSE) takes
@@ -48,12 +51,17 @@ def is_integer_arithmetic(node: Node) -> bool:
     return all(dtype_of(tensor) in _INTEGERS for tensor in _tensors(node))
 
 
+# The aten operators whose int32 TOSA form (ADD, SUB, MUL) TOSA 1.0 has in the FP profile as well.
+_IN_BOTH_PROFILES = frozenset({"add", "sub", "mul"})
+
+
 def integer_support(node: Node, spec: TosaSpecification) -> str | None:
-    """int32 operands and result, in the INT profile; numbers are fine (they become int32 constants)."""
-    if spec.is_fp:
+    """int32 operands and result; numbers are fine (they become int32 constants). The FP profile runs
+    int32 add, sub and mul only."""
+    if spec.is_fp and _aten_name(node) not in _IN_BOTH_PROFILES:
         return (
-            f"{describe(node)}: {dtype_of(node)} arithmetic; {spec} has no integer arithmetic (TOSA has it in "
-            "the INT profile), so it runs on the CPU"
+            f"{describe(node)}: {dtype_of(node)} arithmetic; {spec} has integer ADD, SUB and MUL only (TOSA 1.0 "
+            "has int32 MAXIMUM and MINIMUM in the INT profile), so it runs on the CPU"
         )
     other = [f"{tensor.name} is {dtype_of(tensor)}" for tensor in _tensors(node) if dtype_of(tensor) != torch.int32]
     if other:
@@ -65,6 +73,13 @@ def integer_support(node: Node, spec: TosaSpecification) -> str | None:
     if alpha != 1:
         return f"{describe(node)}: alpha={alpha} is not supported; scale the operand instead"
     return rank_reason(node, shape_of(node))
+
+
+def _aten_name(node: Node) -> str | None:
+    """``add`` for aten.add.Tensor (and its edge form)."""
+    overload = getattr(node.target, "_op", node.target)
+    packet = getattr(overload, "overloadpacket", None)
+    return getattr(packet, "__name__", None)
 
 
 def integer_data_support(node: Node, spec: TosaSpecification) -> str | None:

@@ -21,9 +21,11 @@ MAX_RANK = 6
 # EXT-BF16 extension. The FP8 extensions (EXT-FP8E4M3/E5M2) define only CONV, MATMUL, CAST and data
 # movement, and the TOSA reference model we check against (tosa-tools 2026.8) runs none of their
 # arithmetic, so float8 tensors stay on the CPU whatever the specification names (arm/ops/to_copy.py
-# lowers the casts to and from them, which it runs).
+# lowers the casts to and from them, which it runs), except where an op only moves them: the reference
+# model moves float8 (RESHAPE, TRANSPOSE, SLICE, CONCAT, TILE, PAD and GATHER on FP8E4M3, checked).
 _PROFILE_FLOAT_TYPES = (torch.float32, torch.float16)
 _EXTENSION_FLOAT_TYPES = {"bf16": torch.bfloat16}
+_FLOAT8_EXTENSIONS = {torch.float8_e4m3fn: "fp8e4m3", torch.float8_e5m2: "fp8e5m2"}
 
 
 def float_types(spec: TosaSpecification) -> tuple[torch.dtype, ...]:
@@ -96,14 +98,27 @@ def profile_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] |
 
 
 def movement_reason(node: Node, spec: TosaSpecification, inputs: Iterable[Node] | None = None) -> str | None:
-    """``profile_reason`` for ops that only move elements (TILE, SLICE, CONCAT, TRANSPOSE, RESHAPE): in
-    the FP profile bool tensors move too, as TOSA 1.0 moves bool in every profile (a mask expanded or
-    sliced before a ``where``). The INT profile keeps its rule: its lowerings requantize what they move.
+    """``profile_reason`` for ops that only move elements (TILE, SLICE, CONCAT, TRANSPOSE, RESHAPE, PAD,
+    GATHER): in the FP profile bool tensors move too, as TOSA 1.0 moves bool in every profile (a mask
+    expanded or sliced before a ``where``), and so do float8 ones with their extension. The INT profile
+    keeps its rule: its lowerings requantize what they move.
     """
     inputs = tensor_args(node) if inputs is None else list(inputs)
     if spec.is_fp and all(dtype_of(tensor) == torch.bool for tensor in [*inputs, node]):
         return None
+    if spec.is_fp and float8_moved(spec, [*inputs, node]):
+        return None
     return profile_reason(node, spec, inputs)
+
+
+def float8_moved(spec: TosaSpecification, tensors: Iterable[Node]) -> bool:
+    """True when every tensor is of one float8 type whose extension ``spec`` names: data movement
+    (and only that) takes float8 on the FP profile."""
+    dtypes = {dtype_of(tensor) for tensor in tensors}
+    if len(dtypes) != 1:
+        return False
+    extension = _FLOAT8_EXTENSIONS.get(next(iter(dtypes)))
+    return extension is not None and spec.has(extension)
 
 
 def _quantized_dtype(node: Node) -> torch.dtype | None:
