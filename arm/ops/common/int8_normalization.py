@@ -59,11 +59,12 @@ _MAX_FRACTION_BITS = 15
 _SMALLEST_WEIGHT_RATIO = 2.0**-12
 # The depthwise weight that stands for a weight's sign.
 _UNIT_WEIGHT = 127
-# The exact form's largest row multiplier M (at the least spread of distinct values): below 2**28, so
-# that M * 2**(15 - half_shift) fits int32 on the way (see _exact_inverse).
-_EXACT_INVERSE_BITS = 28
-# The exact form's int32 results (the two terms, y = w * z + b) stay below this.
-_TERM_LIMIT = 2.0**31 * (1 - 2.0**-10)
+# The exact form's row multiplier m = round(y * c / 2**29) lies below 2**30.5: y < 2**28.5 (Q27 of
+# 1 / sqrt of a mantissa in [1/8, 1)) and c's multiplier < 2**31.
+_ROW_MULTIPLIER_SHIFT = 29
+# Vela runs an int32 MUL whose shift exceeds 31 with double rounding (TOSA's MUL rounds once).
+_MAX_MUL_SHIFT = 31
+# The exact form's int32 result y = w * z + b stays below this.
 _AFFINE_LIMIT = 2.0**30
 # Bits of the per-channel int32 weights W = round(w / s_out * 2**H) for the largest |w / s_out|.
 _WEIGHT_BITS = 30
@@ -119,47 +120,80 @@ def _inverse(stats: _RowStatistics, factor: float) -> TosaValue:
 # ---- layer_norm: the exact form ---------------------------------------------------------------------
 
 
-def _least_spread(count: int) -> float:
-    """A T below that of any row of distinct int8 values (N - 1, one value a step off the others),
-    with room for ``T >> s`` rounding it down: rows below it are constant, where M does not matter."""
-    return max((count - 1) / 2, 1.0)
+def _half_shift(value: int) -> int:
+    """normalize_even's half_shift of a positive ``value`` below 2**29: ceil((clz(value) - 1) / 2)."""
+    return math.ceil((32 - value.bit_length() - 1) / 2)
 
 
-def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
-    """K of ``v = z * gain * 2**K``: the two terms (|x| <= 128, |S| <= 128 * N, M at most its clamp at
-    the least spread) and ``v + bias`` must fit int32."""
-    term = 128 * count * gain / math.sqrt(_least_spread(count))
-    value = math.sqrt(max(count - 1, 1)) * gain + bias_steps
-    return math.floor(min(math.log2(_TERM_LIMIT / term), math.log2(_AFFINE_LIMIT / value)))
+@dataclasses.dataclass(frozen=True)
+class _RowExponents:
+    """The exact form's per-row powers of two ``2**e`` with ``e = min(half_shift, cap) + offset``.
+
+    ``cap`` is the half_shift of the least spread a row of distinct values has: T is the sum of the
+    squared differences of all pairs, so a row that is not constant has T >= N - 1, and rows above the
+    cap are constant (x * N - S = 0 whatever e is). ``offset`` is -1 (half_shift >= 1) unless the
+    terms ``x * N * 2**e`` at the cap would not fit int32 (N above 1024); then rows whose e would be
+    negative take e = 0 and shift their multiplier right instead, losing those bits.
+    """
+
+    cap: int
+    offset: int
+
+    @classmethod
+    def for_rows(cls, count: int, variance_shift: int) -> "_RowExponents":
+        # T >> s rounds each of its two terms: a row of distinct values has T >> s >= (N - 1) / 2**s - 1,
+        # and eps adds at least one unit.
+        cap = _half_shift(max((count - 1) // 2**variance_shift, 1))
+        # |x * N - S| <= 256 * N; |x| * N and |S| alone are below 128 * N.
+        headroom = math.floor(math.log2((2**31 - 1) / (256 * count)))
+        return cls(cap, min(-1, headroom - cap))
 
 
 def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str) -> TosaValue:
     """``v = round(z * gain * 2**bits)`` as int32 for int8 rows ``x`` [rows, N] (bits from
-    _exact_output_bits), from the row statistics and one full-size MUL and SUB.
+    _exact_output_bits), from the row statistics and three full-size operators.
 
-    ``v = x * A / 2**(r - a) - S * M / 2**r`` with ``M = gain * 2**(bits + r) / sqrt(T + eps)`` and
-    ``A = N * M / 2**a``. Each term must fit int32 alone, and both are largest where M is, on a row of
-    equal values (whose spread is eps alone); there x * N - S = 0 whatever M is, so M is clamped to its
-    value at the least spread of distinct values, which bounds the terms (and fixes ``bits``). r puts
-    that clamp at 2**_EXACT_INVERSE_BITS (or lower where s is small: see _inverse), the most bits M can
-    keep; M's relative rounding is then v's only error (2**-19 on a row whose spread is 30 steps).
+    ``z = (x * N - S) / sqrt(T)`` and ``1 / sqrt(T) = y * 2**(h - 43.5 - s / 2)`` (y and h from
+    _row_statistics). ``D = (x * N - S) * 2**e`` is exact in int32 (one MUL by ``N * 2**e`` and one SUB
+    of ``S * 2**e``, both per row), and ``v = round(D * m / 2**R)`` with ``m = round(y * c / 2**29)``, c the
+    compile-time gain: m keeps 28-30 bits on every row, whatever its spread, because the row's own power
+    of two ``2**(h + offset)`` rides on D, which is exact, instead of shrinking a multiplier shared by
+    all rows to the range of the least spread row (the form this replaced kept 17-28 bits of M, and
+    put 0.03-0.09% of deit_tiny's layer-norm outputs a step off). The one rounding left is v's own
+    (bits below an output step) and y's relative error, about 2**-26.
     """
     stats = _row_statistics(ctx, x, eps, name=name)
     ints, count = stats.ints, x.shape[1]
-    least = _least_spread(count)
-    # M * 2**(15 - half_shift) <= M * sqrt(D) (see normalize_even) must fit int32 in _inverse.
-    clamp_bits = min(_EXACT_INVERSE_BITS, 30 - math.log2(math.sqrt(least) * 2.0 ** (-stats.variance_shift / 2)))
-    row_shift = max(0, math.floor(clamp_bits - bits - math.log2(gain / math.sqrt(least))))
-    numerator = gain * 2.0 ** (bits + row_shift)
-    clamp = math.floor(numerator / math.sqrt(least))
-    # M = numerator / sqrt(D * 2**s) = (numerator * 2**(-15 - s/2)) * 2**15 / sqrt(D).
-    unclamped = _inverse(stats, numerator * 2.0 ** (-15 - stats.variance_shift / 2))
-    inverse = ints.minimum(unclamped, ints.constant(clamp, "inverse_limit"), "inverse_clamped")
-    count_shift = max(0, math.ceil(math.log2(count * clamp)) - 30)
-    scaled_count = ints.mul(inverse, ints.constant(count, "count_multiplier"), "scaled_count", shift=count_shift)
-    offset = ints.mul(stats.total, inverse, "offset", shift=row_shift)
-    product = ints.mul(stats.wide, scaled_count, "scaled_x", shift=row_shift - count_shift)
-    return ints.sub(product, offset, "normalized")
+    exponents = _RowExponents.for_rows(count, stats.variance_shift)
+    capped = ints.minimum(stats.half_shift, ints.constant(exponents.cap, "exponent_cap"), "capped_half_shift")
+    exponent = ints.add(capped, ints.constant(exponents.offset, "exponent_offset"), "row_exponent")
+    deficit = None
+    if exponents.offset < -1:
+        zero = ints.constant(0, "zero")
+        below = ints.minimum(exponent, zero, "exponent_below_zero")
+        exponent, deficit = ints.sub(exponent, below, "row_exponent_clamped"), ints.sub(zero, below, "exponent_deficit")
+    scaled_count = ints.shift_left(ints.constant(count, "count_multiplier"), exponent, "scaled_count")
+    scaled_total = ints.shift_left(stats.total, exponent, "scaled_total")
+    centered = ints.sub(ints.mul(stats.wide, scaled_count, "scaled_x", shift=0), scaled_total, "centered")
+    # v = D * y * c * 2**(h - e) with c = gain * 2**(bits - 43.5 - s / 2) = multiplier * 2**-shift.
+    multiplier, shift = multiplier_and_shift(gain * 2.0 ** (bits - 43.5 - stats.variance_shift / 2))
+    product_shift = shift - _ROW_MULTIPLIER_SHIFT + exponents.offset
+    # Vela runs an int32 MUL with a shift above 31 with double rounding: m gives up bits instead.
+    row_multiplier_shift = _ROW_MULTIPLIER_SHIFT + max(0, product_shift - _MAX_MUL_SHIFT)
+    product_shift = min(product_shift, _MAX_MUL_SHIFT)
+    if product_shift < 0:
+        raise ValueError(f"{name}: the layer norm's gain {gain} leaves no shift for its product")
+    row_multiplier = ints.mul(stats.inverse_sqrt, ints.constant(multiplier, "gain"), "row_multiplier",
+                              shift=row_multiplier_shift)  # fmt: skip
+    if deficit is not None:
+        row_multiplier = ints.shift_right_rounding(row_multiplier, deficit, "row_multiplier_reduced")
+    return ints.mul(centered, row_multiplier, "normalized", shift=product_shift)
+
+
+def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
+    """K of ``v = z * gain * 2**K``: ``v + bias`` must fit int32 for every |z| <= sqrt(N - 1)."""
+    value = math.sqrt(max(count - 1, 1)) * gain + bias_steps
+    return math.floor(math.log2(_AFFINE_LIMIT / value))
 
 
 def has_uniform_weight(weight: np.ndarray | None) -> bool:
@@ -211,9 +245,10 @@ def layer_norm_exact(
         int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, count)
         value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
                          shift=fraction_bits + weight_bits - bits)  # fmt: skip
-    if bias_steps is not None:
-        int_biases = np.round(bias_steps * 2.0**bits).astype(np.int32).reshape(1, count)
-        value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
+    # The bias (or a zero) is an ADD on y's grid: Vela folds the RESCALE below into an ADD, not into a MUL
+    # (77,656 U85-256 cycles as an operator of its own on a [197, 192] layer norm, against 18,912 for the ADD).
+    int_biases = np.zeros((1, 1), np.int32) if bias_steps is None else np.round(bias_steps * 2.0**bits).astype(np.int32).reshape(1, count)
+    value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
     if tuple(shape) != value.shape:
         value = reshape(ctx.graph, value, shape, name=f"{name}_int32")
     # A pure power of two: Vela folds it into the SUB or ADD before it.
