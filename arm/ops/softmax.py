@@ -79,7 +79,7 @@ from arm.ops.common.masked_scores import masked_scores
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.table import int16_table, quantized_function_table16
+from arm.ops.common.table import INT16_TABLE_ENTRIES, int16_table, quantized_function_table16
 from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -312,6 +312,13 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
+    # The exact E (a 22-bit int16 TABLE read) on the TOSA and VGF targets only. Vela 5.2.0 runs it on
+    # the U55/U65 as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
+    # [1, 3, 197, 197] softmax); on the U85 it folds the index arithmetic into an 8-bit-to-32-bit lookup
+    # (LUT kind 9) that runtime/npu_model does not run, so the command stream cannot be checked, and
+    # costs 470k instead of 360k U85-256 cycles there. The Ethos-U targets keep the 14-bit E.
+    if hidden is None and x.dtype == np.int8 and not (ctx.spec.has("u55") or ctx.spec.has("u85")):
+        return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
     if not int32_inverse:
@@ -319,11 +326,90 @@ def _lower_int(
     return _quotient_by_int32_inverse(name, ctx, ints, exponentials, output)
 
 
+# ---- int8 unmasked rows: E with 22 bits from one int16 TABLE ---------------------------------------
+
+# An int16 TABLE reads entries e[i] and e[i + 1] at i = (c + 32768) >> 7 and returns
+# ``e[i] * 128 + (e[i + 1] - e[i]) * f`` with f = c & 127 (TOSA's apply_lookup_s). At f = 127 that is
+# ``e[i] + 127 * e[i + 1]``: a pair of int16 entries holds any value up to 127 * 32767 exactly. The index
+# ``256 * d + 32767`` puts every difference d in [-255, 0] on its own pair (i = 2 * (d + 255) + 1) at f = 127.
+_PAIR_WEIGHT = 127
+_PAIR_INDEX_STEP = 256
+_PAIR_INDEX_OFFSET = 32767
+# The largest E: its high entry stays within int16 together with the slope e[i + 1] - e[i] (|e[i]| <= 63).
+_EXACT_EXP_LIMIT = _PAIR_WEIGHT * ((1 << 15) - 1 - _PAIR_WEIGHT // 2)
+# R = round(2**K / S) comes from row_inverse, whose right shift 59 - K - normalize's shift must not be
+# negative; the quotient E * R is shifted right by at most 31 (Vela: see _MAX_MUL_SHIFT) and kept below 2**30.
+_RECIPROCAL_SHIFT_BASE = 31 + RECIPROCAL_FRACTION_BITS
+_QUOTIENT_BITS = 30
+
+
+def exact_exp_full_scale(keys: int) -> int:
+    """E's full scale for rows of ``keys`` elements: as large as the pair lookup holds and S = sum(E) fits int32."""
+    return min(_EXACT_EXP_LIMIT, ((1 << 31) - 1) // keys)
+
+
+def _pair_entries(values: np.ndarray) -> np.ndarray:
+    """The 513 int16 TABLE entries whose pairs (2k + 1, 2k + 2) read back ``values[k]`` at f = 127."""
+    values = np.asarray(values, dtype=np.int64)
+    high = np.round(values / _PAIR_WEIGHT).astype(np.int64)
+    low = values - _PAIR_WEIGHT * high  # in [-63, 63]
+    entries = np.zeros(INT16_TABLE_ENTRIES, dtype=np.int64)
+    entries[1::2] = low
+    entries[2::2] = high
+    return entries.astype(np.int16)
+
+
+def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedExponentials:
+    """Steps 1-4 for int8 rows without a mask, with ``E = round(F * exp(scale * d))`` as an int32 of up to
+    22 bits (F = exact_exp_full_scale) from one int16 TABLE (see _PAIR_WEIGHT), on every target.
+
+    The 14-bit E of ``shifted_exponentials`` (log_softmax's) rounds each exponential by up to 1/32768 of
+    the largest one, which put 0.06% of the probabilities of 197-key rows and 0.1-0.3% of 16-17-key
+    rows a step off the quantized torch model; 22 bits leave 1/8 million.
+    """
+    graph = ints.graph
+    keys = x.shape[axis]
+    maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
+    # index = 256 * (x - max) + 32767: the scale rides on the widening RESCALEs, the offset on the row maximum.
+    scaled_x = ints.widen(x, "x_int32", scale=float(_PAIR_INDEX_STEP))
+    scaled_max = ints.widen(maximum, "max_int32", scale=float(_PAIR_INDEX_STEP))
+    row_offset = ints.sub(scaled_max, ints.constant(_PAIR_INDEX_OFFSET, "index_offset"), "index_base")
+    steps = ints.sub(scaled_x, row_offset, "exp_steps")
+    index = rescale(graph, steps, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int16),
+                    input_zp=0, output_zp=0)  # fmt: skip
+    values = np.round(exact_exp_full_scale(keys) * np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64)))
+    exp = graph.add_tensor(f"{ints.prefix}_exp", x.shape, np.dtype(np.int32))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TableAttribute()
+    graph.add_op(ts.Op.TABLE, [index, graph.add_const(f"{ints.prefix}_exp_entries", _pair_entries(values))], [exp],
+                 attribute, elementwise_unary=True)  # fmt: skip
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
+    return ShiftedExponentials(steps, exp, total)
+
+
+def _exact_quotient(
+    name: str, ctx: LoweringContext, ints: Int32Emitter, exponentials: ShiftedExponentials, output: QParams
+) -> TosaValue:
+    """``E / S`` onto the output grid from ``R = round(2**K / S)`` (int32, three Newton steps): one int32
+    MUL gives ``q = E * R / 2**t``, ``E / S`` with 20+ bits below an output step, and an ADD of zero
+    carries the RESCALE onto the output grid (Vela folds it into an ADD, not into a MUL)."""
+    full_scale = exact_exp_full_scale(math.prod(exponentials.exp.shape) // math.prod(exponentials.total.shape))
+    # normalize's shift of S >= full_scale is at most 31 - bit_length(full_scale).
+    fraction_bits = _RECIPROCAL_SHIFT_BASE - (32 - full_scale.bit_length() - 1)
+    inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)
+    quotient_shift = min(_MAX_MUL_SHIFT, max(0, fraction_bits - _QUOTIENT_BITS))
+    quotient = ints.mul(exponentials.exp, inverse, "quotient", shift=quotient_shift)
+    carried = ints.add(quotient, ints.constant(0, "zero"), "quotient_carried")
+    scale = 2.0 ** (quotient_shift - fraction_bits) / output.scale
+    return rescale(ctx.graph, carried, name=name, scales=[scale], output_dtype=output.dtype, input_zp=0,
+                   output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+
+
 # Rows at least this long normalize with an int32 R (step 5 of the module doc): masked rows from 128
 # keys, unmasked ones from 32. Shorter rows keep the int16 R, which costs fewer cycles where
 # per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys.
 INT32_INVERSE_MIN_KEYS = 128
-UNMASKED_INT32_INVERSE_MIN_KEYS = 32
+UNMASKED_INT32_INVERSE_MIN_KEYS = 17
 
 
 def _quotient_by_int32_inverse(
