@@ -16,7 +16,7 @@ step 5), and all the arithmetic on the row sums happens per row:
    8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
 4. ``S = REDUCE_SUM(E)``, then a per-row reciprocal from CLZ normalization and Newton-Raphson
    (arm.ops.common.fixed_point, ``row_inverse``).
-5. On unmasked rows of at least UNMASKED_INT32_INVERSE_MIN_KEYS (32) keys and masked rows of at least
+5. On unmasked rows of at least UNMASKED_INT32_INVERSE_MIN_KEYS (17) keys and masked rows of at least
    INT32_INVERSE_MIN_KEYS (128): ``R = round(2**K / S)`` as an int32 (three
    Newton steps; K = 31 + log2(output step), 39 for the int8 grid, 42 at most), so R has 20
    significant bits on a 197-key row. E is widened to int32 by a MUL by one, one int32 MUL
@@ -31,12 +31,25 @@ step 5), and all the arithmetic on the row sums happens per row:
    (1/128). That was every row's form before 2026-11-26: on deit_tiny's 197-key rows it put 0.2% of the
    attention probabilities a step off the quantized torch model; the int32 form leaves only half-step
    ties, for 267k instead of 174k U85-256 cycles per [1, 3, 197, 197] softmax (U55-128: 1.16M instead
-   of 1.00M). On mha_sequence's 40-key rows (from 32 keys: UNMASKED_INT32_INVERSE_MIN_KEYS) the
+   of 1.00M). On mha_sequence's 40-key rows (from 32 keys then: UNMASKED_INT32_INVERSE_MIN_KEYS) the
    int32 form took the share of probabilities a step off from 0.26% to 0.01% (arm.report.bisect
    --float64), for U55-128 +6k cycles there (of 340k); on peaked rows E's own 14 bits limit it.
    Shorter rows keep the cheaper form: per-operator costs dominate, and bert (16 keys) sits within 1%
    of the peer's U55 cycles; Llama's masked 16-key rows are another owner's. See bench/README.md
    "deit_tiny against its own quantized model" and "Attention numerics, session 7".
+
+On the TOSA and VGF targets, unmasked int8 rows take an exact E instead (``_exact_exponentials``): one
+int16 TABLE read between two entries at fraction 127 returns ``e[i] + 127 * e[i + 1]``, so the 513
+entries hold 256 values of up to 22 bits, and the index ``256 * d + 32767`` lands every difference on
+its own pair. S sums E in int32 (E's full scale shrinks on rows of more than 511 keys), R = 2**K / S
+takes all the bits row_inverse gives, and one int32 MUL puts E / S on a grid 22 bits below an output
+step, whose RESCALE an ADD of zero carries (Vela folds a RESCALE into an ADD, not into a MUL). On a
+[1, 3, 197, 197] softmax the probabilities a step off the quantized model in float64 went from 538 of
+931,416 to 2, on 16-17-key rows from 0.1-0.3% to none. The Ethos-U targets keep the 14-bit E: Vela
+5.2.0 runs an int16 TABLE on the U55 as three 8-bit lookups (1.3M -> 2.3M U55-128 cycles), and on the U85
+folds the index arithmetic into a lookup kind runtime/npu_model does not model (8-bit to 32-bit), at
+360k -> 470k U85-256 cycles; its effect on deit_tiny 224's cosine on 4 inputs was within noise
+(bench/README.md "deit_tiny and convnext numerics, session 8").
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -406,8 +419,10 @@ def _exact_quotient(
 
 
 # Rows at least this long normalize with an int32 R (step 5 of the module doc): masked rows from 128
-# keys, unmasked ones from 32. Shorter rows keep the int16 R, which costs fewer cycles where
-# per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys.
+# keys, unmasked ones from 17 (deit_tiny at 64x64 has 17 tokens: its int16 R put 0.45% of the
+# probabilities a step off). Shorter rows keep the int16 R, which costs fewer cycles where
+# per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys (U55-128 at
+# the peer's cycles only so). A [1, 3, 17, 17] softmax: U55-128 17,735 -> 17,977, U85-256 4,208 -> 5,707.
 INT32_INVERSE_MIN_KEYS = 128
 UNMASKED_INT32_INVERSE_MIN_KEYS = 17
 
@@ -501,6 +516,12 @@ TEST_CASES = {
         random_inputs(9, (2, 160)),
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
+    ),
+    # The exact E of the TOSA and VGF targets: no probability a step off the quantized module (the
+    # 14-bit E put 5 of these 7,092 a step off, and still does on the Ethos-U targets).
+    "attention_rows_exact": OpTestCase(
+        FunctionModule(softmax_last), _scaled(11, 3.0, (1, 3, 12, 197)), differing_from_quantized=0.0,
+        targets=("tosa_INT", "vgf_INT"),
     ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
     # ~0.06) moves such outputs by ~2 steps, the bound against the float module.

@@ -7,17 +7,26 @@ For rows ``x`` [R, N] of raw int8 values (zero points cancel in every difference
    a compile-time s for large N); ``1 / sqrt(T + eps)`` from an even CLZ normalization, a TABLE start and
    Newton-Raphson (arm.ops.common.fixed_point): a multiplier ``M = G / sqrt(T + eps)`` per row, for a
    compile-time gain G.
-3. ``z * G = x * A - S * M`` with ``A = N * M``: one full-size MUL and one SUB, each term rounded once.
+3. ``z * G``: the exact form (layer_norm) or the int16 normalized value (group_norm), below.
 
 Two forms of step 3:
 
-- ``normalize_exact`` (layer_norm): the result stays int32 and G carries the output's own scale, so
-  ``v = round(z * w / s_out * 2**K)``. K is as large as int32 holds (13-16 bits below an output step), so
-  the only error left is M's relative rounding: outputs round the other way than the float model's
-  about as often as float32 does. For one positive weight (the unit weights of a freshly initialized
-  model), the output is ``RESCALE(v + bias, 2**-K)``, a pure shift that Vela folds into the SUB on
-  the U55 (it does not fold other scales into an int32 SUB there); other weights cost a MUL by the
-  per-channel ``w / s_out`` first.
+- ``normalize_exact`` (layer_norm): ``D = (x * N - S) * 2**e`` is exact in int32, with the row's own
+  power of two ``2**e`` (from the row's CLZ normalization) folded into the per-row ``N * 2**e`` and
+  ``S * 2**e``, and ``v = round(D * m / 2**R)`` with a per-row multiplier ``m`` of 28-30 bits, so v is
+  ``round(z * w / s_out * 2**K)`` with K = 20-22 bits below an output step and y's relative error
+  (about 2**-26) the only other one. G carries the output's own scale. For one positive weight (the
+  unit weights of a freshly initialized model) the output is ``RESCALE(v + bias, 2**-K)``, a pure
+  shift that Vela folds into the ADD (the ADD of a zero where there is no bias: standalone, that
+  RESCALE costs 77,656 U85-256 cycles on a [197, 192] layer norm, the ADD 18,912); other weights cost
+  a MUL by the per-channel ``w / s_out`` first. The form before (session 7) rounded two terms
+  ``x * A`` and ``S * M`` of up to 2**31 each onto a grid of 13-16 bits below a step (cancellation on
+  rows of small spread far from zero bounded K) and put 0.003% of a ViT layer norm's outputs and
+  0.03-0.09% of deit_tiny's layer-norm segments a step off; this one leaves none on deit_tiny
+  (bench/README.md "deit_tiny and convnext numerics, session 8"), for one more full-size int32 MUL
+  and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles, U55-128 208,095 -> 321,242. What it still
+  rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
+  is a few input steps (their T is a few hundred units).
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
   ``u = z * 2**F`` narrowed to int16, whose transposes cost half of int32 ones, then
   ``scale_and_shift``: a 1x1 DEPTHWISE_CONV2D of the weights' signs with each weight's magnitude in its
