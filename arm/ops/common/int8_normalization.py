@@ -68,6 +68,8 @@ _MAX_FRACTION_BITS = 15
 _SMALLEST_WEIGHT_RATIO = 2.0**-12
 # The depthwise weight that stands for a weight's sign.
 _UNIT_WEIGHT = 127
+# normalize_even's half_shift of the smallest denominator, 1 (T = 0 and eps below one unit).
+_LARGEST_HALF_SHIFT = 15
 # The exact form's row multiplier m = round(y * c / 2**29) lies below 2**30.5: y < 2**28.5 (Q27 of
 # 1 / sqrt of a mantissa in [1/8, 1)) and c's multiplier < 2**31.
 _ROW_MULTIPLIER_SHIFT = 29
@@ -138,24 +140,27 @@ def _half_shift(value: int) -> int:
 class _RowExponents:
     """The exact form's per-row powers of two ``2**e`` with ``e = min(half_shift, cap) + offset``.
 
-    ``cap`` is the half_shift of the least spread a row of distinct values has: T is the sum of the
-    squared differences of all pairs, so a row that is not constant has T >= N - 1, and rows above the
-    cap are constant (x * N - S = 0 whatever e is). ``offset`` is -1 (half_shift >= 1) unless the
-    terms ``x * N * 2**e`` at the cap would not fit int32 (N above 1024); then rows whose e would be
-    negative take e = 0 and shift their multiplier right instead, losing those bits.
+    half_shift lies in [1, 15]. Where ``x * N * 2**15`` and ``S * 2**15`` fit int32 (N up to 256) e is
+    half_shift itself. Otherwise ``cap`` is the half_shift of the least spread a row of distinct values
+    has (T is the sum of the squared differences of all pairs, so a row that is not constant has
+    T >= N - 1; rows above the cap are constant, where x * N - S = 0 whatever e is), and ``offset`` is
+    0 or -1 as the terms at the cap fit int32 (N up to 1024); beyond that rows whose e would be negative
+    take e = 0 and shift their multiplier right instead, losing those bits.
     """
 
-    cap: int
+    cap: int | None
     offset: int
 
     @classmethod
     def for_rows(cls, count: int, variance_shift: int) -> "_RowExponents":
+        # |x * N - S| <= 256 * N; |x| * N and |S| alone are below 128 * N.
+        headroom = math.floor(math.log2((2**31 - 1) / (256 * count)))
+        if headroom >= _LARGEST_HALF_SHIFT:
+            return cls(None, 0)
         # T >> s rounds each of its two terms: a row of distinct values has T >> s >= (N - 1) / 2**s - 1,
         # and eps adds at least one unit.
         cap = _half_shift(max((count - 1) // 2**variance_shift, 1))
-        # |x * N - S| <= 256 * N; |x| * N and |S| alone are below 128 * N.
-        headroom = math.floor(math.log2((2**31 - 1) / (256 * count)))
-        return cls(cap, min(-1, headroom - cap))
+        return cls(cap, min(0, headroom - cap))
 
 
 def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str) -> TosaValue:
@@ -174,8 +179,11 @@ def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float,
     stats = _row_statistics(ctx, x, eps, name=name)
     ints, count = stats.ints, x.shape[1]
     exponents = _RowExponents.for_rows(count, stats.variance_shift)
-    capped = ints.minimum(stats.half_shift, ints.constant(exponents.cap, "exponent_cap"), "capped_half_shift")
-    exponent = ints.add(capped, ints.constant(exponents.offset, "exponent_offset"), "row_exponent")
+    exponent = stats.half_shift
+    if exponents.cap is not None:
+        exponent = ints.minimum(exponent, ints.constant(exponents.cap, "exponent_cap"), "capped_half_shift")
+    if exponents.offset:
+        exponent = ints.add(exponent, ints.constant(exponents.offset, "exponent_offset"), "row_exponent")
     deficit = None
     if exponents.offset < -1:
         zero = ints.constant(0, "zero")
@@ -254,13 +262,15 @@ def layer_norm_exact(
         int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, count)
         value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
                          shift=fraction_bits + weight_bits - bits)  # fmt: skip
-    # The bias (or a zero) is an ADD on y's grid: Vela folds the RESCALE below into an ADD, not into a MUL
-    # (77,656 U85-256 cycles as an operator of its own on a [197, 192] layer norm, against 18,912 for the ADD).
-    int_biases = np.zeros((1, 1), np.int32) if bias_steps is None else np.round(bias_steps * 2.0**bits).astype(np.int32).reshape(1, count)
-    value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
+    # The bias is an ADD on y's grid. Without one the U85 still gets an ADD (of zero): Vela folds the
+    # RESCALE below into an ADD, not into a MUL (77,656 U85-256 cycles as an operator of its own on a
+    # [197, 192] layer norm, against 18,912 for the ADD); on the U55 the two cost the same.
+    if bias_steps is not None or ctx.spec.has("u85"):
+        int_biases = (np.zeros((1, 1)) if bias_steps is None else np.round(bias_steps * 2.0**bits).reshape(1, count))
+        value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases.astype(np.int32)), "shifted")
     if tuple(shape) != value.shape:
         value = reshape(ctx.graph, value, shape, name=f"{name}_int32")
-    # A pure power of two: Vela folds it into the SUB or ADD before it.
+    # A pure power of two: Vela folds it into the ADD before it (on the U55 into no MUL either).
     return rescale(ctx.graph, value, name=name, scales=[2.0**-bits], output_dtype=output.dtype,
                    input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
 
