@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Callable
 
 import numpy as np
 import tosa_serializer as ts
@@ -53,6 +54,7 @@ from arm.tosa.context import LoweringContext
 from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import multiplier_and_shift, rescale
+from arm.tosa.specification import TosaSpecification
 
 # T = N * Q - S**2 is at most N**2 * 127.5**2 for int8 data; it is shifted right until it and eps
 # stay below 2**29 (what normalize_even takes).
@@ -75,7 +77,11 @@ _LARGEST_HALF_SHIFT = 15
 _ROW_MULTIPLIER_SHIFT = 29
 # Vela runs an int32 MUL whose shift exceeds 31 with double rounding (TOSA's MUL rounds once).
 _MAX_MUL_SHIFT = 31
-# The exact form's int32 result y = w * z + b stays below this.
+# The exact form's largest row multiplier M (at the least spread of distinct values): below 2**28, so
+# that M * 2**(15 - half_shift) fits int32 on the way (see _inverse).
+_EXACT_INVERSE_BITS = 28
+# The two-term form's int32 terms, and both forms' result y = w * z + b, stay below these.
+_TERM_LIMIT = 2.0**31 * (1 - 2.0**-10)
 _AFFINE_LIMIT = 2.0**30
 # Bits of the per-channel int32 weights W = round(w / s_out * 2**H) for the largest |w / s_out|.
 _WEIGHT_BITS = 30
@@ -213,6 +219,76 @@ def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
     return math.floor(math.log2(_AFFINE_LIMIT / value))
 
 
+def _least_spread(count: int) -> float:
+    """A T below that of any row of distinct int8 values (N - 1, one value a step off the others),
+    with room for ``T >> s`` rounding it down: rows below it are constant, where M does not matter."""
+    return max((count - 1) / 2, 1.0)
+
+
+def _two_term_output_bits(count: int, gain: float, bias_steps: float) -> int:
+    """K of ``v = z * gain * 2**K``: the two terms (|x| <= 128, |S| <= 128 * N, M at most its clamp at
+    the least spread) and ``v + bias`` must fit int32."""
+    term = 128 * count * gain / math.sqrt(_least_spread(count))
+    value = math.sqrt(max(count - 1, 1)) * gain + bias_steps
+    return math.floor(min(math.log2(_TERM_LIMIT / term), math.log2(_AFFINE_LIMIT / value)))
+
+
+def normalize_two_terms(
+    ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str
+) -> TosaValue:
+    """``v = round(z * gain * 2**bits)`` as int32 for int8 rows ``x`` [rows, N] (bits from
+    _two_term_output_bits), from the row statistics and one full-size MUL and SUB: the U55's form
+    (see ``ExactForm``), session 7's on every target.
+
+    ``v = x * A / 2**(r - a) - S * M / 2**r`` with ``M = gain * 2**(bits + r) / sqrt(T + eps)`` and
+    ``A = N * M / 2**a``. Each term must fit int32 alone, and both are largest where M is, on a row of
+    equal values (whose spread is eps alone); there x * N - S = 0 whatever M is, so M is clamped to its
+    value at the least spread of distinct values, which bounds the terms (and fixes ``bits``). r puts
+    that clamp at 2**_EXACT_INVERSE_BITS (or lower where s is small: see _inverse), the most bits M can
+    keep. Each term rounds onto the 2**-bits grid (13-16 bits below an output step), which with the
+    output RESCALE's own rounding put 8 of 302,592 outputs of a ViT layer norm a step off.
+    """
+    stats = _row_statistics(ctx, x, eps, name=name)
+    ints, count = stats.ints, x.shape[1]
+    least = _least_spread(count)
+    # M * 2**(15 - half_shift) <= M * sqrt(D) (see normalize_even) must fit int32 in _inverse.
+    clamp_bits = min(_EXACT_INVERSE_BITS, 30 - math.log2(math.sqrt(least) * 2.0 ** (-stats.variance_shift / 2)))
+    row_shift = max(0, math.floor(clamp_bits - bits - math.log2(gain / math.sqrt(least))))
+    numerator = gain * 2.0 ** (bits + row_shift)
+    clamp = math.floor(numerator / math.sqrt(least))
+    # M = numerator / sqrt(D * 2**s) = (numerator * 2**(-15 - s/2)) * 2**15 / sqrt(D).
+    unclamped = _inverse(stats, numerator * 2.0 ** (-15 - stats.variance_shift / 2))
+    inverse = ints.minimum(unclamped, ints.constant(clamp, "inverse_limit"), "inverse_clamped")
+    count_shift = max(0, math.ceil(math.log2(count * clamp)) - 30)
+    scaled_count = ints.mul(inverse, ints.constant(count, "count_multiplier"), "scaled_count", shift=count_shift)
+    offset = ints.mul(stats.total, inverse, "offset", shift=row_shift)
+    product = ints.mul(stats.wide, scaled_count, "scaled_x", shift=row_shift - count_shift)
+    return ints.sub(product, offset, "normalized")
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactForm:
+    """One way to compute ``v = round(z * gain * 2**K)``: ``output_bits(N, gain, largest bias in steps)``
+    gives K, ``normalize(ctx, rows, eps, gain, K, name=)`` v."""
+
+    output_bits: Callable[[int, float, float], int]
+    normalize: Callable[..., TosaValue]
+
+
+# The U55 keeps the two-term form: the exact form's second full-size int32 MUL costs 56,736 U55-128
+# cycles on a [197, 192] layer norm (208,095 -> 321,242 in all) and took bert's U55-128 cycles from
+# 266,576 to 276,816, above the peer's 268,265. The U85 runs the exact form at 86,068 -> 123,788.
+_EXACT_FORMS = {
+    False: ExactForm(_exact_output_bits, normalize_exact),
+    True: ExactForm(_two_term_output_bits, normalize_two_terms),
+}
+
+
+def exact_form(spec: TosaSpecification) -> ExactForm:
+    """The form of the target: the exact one but on the U55 (see _EXACT_FORMS)."""
+    return _EXACT_FORMS[spec.has("u55")]
+
+
 def has_uniform_weight(weight: np.ndarray | None) -> bool:
     """One positive weight for every channel (the unit weights of an initialized model): it folds into
     the exact form's row multiplier, with no per-channel MUL."""
@@ -247,13 +323,14 @@ def layer_norm_exact(
     bias_steps = None if bias is None or not np.any(bias) else bias.reshape(count) / output.scale
     largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
     ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=2)
+    form = exact_form(ctx.spec)
     if has_uniform_weight(weight):
         gain = float(weights[0]) / output.scale
-        bits = _exact_output_bits(count, gain, largest_bias)
-        value = normalize_exact(ctx, x, eps, gain, bits, name=name)
+        bits = form.output_bits(count, gain, largest_bias)
+        value = form.normalize(ctx, x, eps, gain, bits, name=name)
     else:
-        fraction_bits = _exact_output_bits(count, 1.0, 0.0)
-        normalized = normalize_exact(ctx, x, eps, 1.0, fraction_bits, name=name)
+        fraction_bits = form.output_bits(count, 1.0, 0.0)
+        normalized = form.normalize(ctx, x, eps, 1.0, fraction_bits, name=name)
         steps = weights / output.scale
         largest_steps = float(np.abs(steps).max())
         weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
