@@ -22,9 +22,11 @@ Two forms of step 3:
   a MUL by the per-channel ``w / s_out`` first. The form before (session 7) rounded two terms
   ``x * A`` and ``S * M`` of up to 2**31 each onto a grid of 13-16 bits below a step (cancellation on
   rows of small spread far from zero bounded K) and put 0.003% of a ViT layer norm's outputs and
-  0.03-0.09% of deit_tiny's layer-norm segments a step off; this one leaves none on deit_tiny
-  (bench/README.md "deit_tiny and convnext numerics, session 8"), for one more full-size int32 MUL
-  and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles, U55-128 208,095 -> 321,242. What it still
+  0.03-0.09% of deit_tiny's layer-norm segments a step off; this one leaves none on deit_tiny's or
+  convnext_atto's (bench/README.md "deit_tiny and convnext numerics, session 8"), for one more
+  full-size int32 MUL and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles. On the U55 that MUL costs
+  56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
+  (``normalize_two_terms``, chosen by ``exact_form``). What it still
   rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
   is a few input steps (their T is a few hundred units).
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
