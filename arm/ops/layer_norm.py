@@ -6,14 +6,17 @@ FP: REDUCE_SUM for the mean and the variance, RSQRT, MUL and ADD with the (flatt
 
 INT (int8 in and out): arm.ops.common.int8_normalization. Row sums of x and x * x (int8 MULs into
 int32, REDUCE_SUMs), the per-row statistics and a reciprocal square root from CLZ, a TABLE and
-Newton-Raphson (all per row, nearly free on an Ethos-U), then one full-size MUL and SUB give
-``(w * z + b) / s_out`` as int32 with 13-16 bits below an output step, and one RESCALE by a power of
-two (which Vela folds into the SUB) writes the output grid. Non-uniform weights add a per-channel int32
-MUL, a bias an ADD. Outputs round the other way than the quantized torch model's only where float32's
-own rounding does: the int16 normalized value this replaced put 0.2% of a ViT layer norm's outputs a
-step off, the error deit_tiny's 25 layer norms amplified (bench/README.md "Attention numerics, session 7").
-On the U55, non-uniform weights keep that int16 form (a DEPTHWISE_CONV2D applies them): its per-channel
-int32 MUL and ADD cost ten times the whole layer norm there.
+Newton-Raphson (all per row, nearly free on an Ethos-U), then ``(x * N - S) * 2**e`` exact in int32
+(a full-size MUL and SUB, the row's own power of two 2**e per row), one rounding MUL by a 28-30-bit
+row multiplier gives ``(w * z + b) / s_out`` with 20-22 bits below an output step, and an ADD (the bias,
+or a zero) carries the RESCALE by a power of two onto the output grid. Non-uniform weights add a
+per-channel int32 MUL. Outputs round the other way than the quantized torch model's only where its
+value lies within about 2**-20 of a step of a rounding tie (session 8; the form before rounded two
+large terms onto a 13-16-bit grid, and the int16 normalized value before that put 0.2% of a ViT layer
+norm's outputs a step off, the error deit_tiny's 25 layer norms amplified: bench/README.md "Attention
+numerics, session 7", "deit_tiny and convnext numerics, session 8").
+On the U55, non-uniform weights keep the int16 normalized value (a DEPTHWISE_CONV2D applies them): a
+per-channel int32 MUL and ADD cost ten times the whole layer norm there.
 
 INT with int16 activations (a16w8): arm.ops.common.int16_normalization, the statistics of each row
 scaled by a power of two chosen from the row's range, and the weight and bias applied in int32.

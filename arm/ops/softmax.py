@@ -16,7 +16,7 @@ step 5), and all the arithmetic on the row sums happens per row:
    8 bits of exp lose a step of the output; 14 bits move it by well under a tenth of one.
 4. ``S = REDUCE_SUM(E)``, then a per-row reciprocal from CLZ normalization and Newton-Raphson
    (arm.ops.common.fixed_point, ``row_inverse``).
-5. On unmasked rows of at least UNMASKED_INT32_INVERSE_MIN_KEYS (32) keys and masked rows of at least
+5. On unmasked rows of at least UNMASKED_INT32_INVERSE_MIN_KEYS (17) keys and masked rows of at least
    INT32_INVERSE_MIN_KEYS (128): ``R = round(2**K / S)`` as an int32 (three
    Newton steps; K = 31 + log2(output step), 39 for the int8 grid, 42 at most), so R has 20
    significant bits on a 197-key row. E is widened to int32 by a MUL by one, one int32 MUL
@@ -31,12 +31,25 @@ step 5), and all the arithmetic on the row sums happens per row:
    (1/128). That was every row's form before 2026-11-26: on deit_tiny's 197-key rows it put 0.2% of the
    attention probabilities a step off the quantized torch model; the int32 form leaves only half-step
    ties, for 267k instead of 174k U85-256 cycles per [1, 3, 197, 197] softmax (U55-128: 1.16M instead
-   of 1.00M). On mha_sequence's 40-key rows (from 32 keys: UNMASKED_INT32_INVERSE_MIN_KEYS) the
+   of 1.00M). On mha_sequence's 40-key rows (from 32 keys then: UNMASKED_INT32_INVERSE_MIN_KEYS) the
    int32 form took the share of probabilities a step off from 0.26% to 0.01% (arm.report.bisect
    --float64), for U55-128 +6k cycles there (of 340k); on peaked rows E's own 14 bits limit it.
    Shorter rows keep the cheaper form: per-operator costs dominate, and bert (16 keys) sits within 1%
    of the peer's U55 cycles; Llama's masked 16-key rows are another owner's. See bench/README.md
    "deit_tiny against its own quantized model" and "Attention numerics, session 7".
+
+On the TOSA and VGF targets, unmasked int8 rows take an exact E instead (``_exact_exponentials``): one
+int16 TABLE read between two entries at fraction 127 returns ``e[i] + 127 * e[i + 1]``, so the 513
+entries hold 256 values of up to 22 bits, and the index ``256 * d + 32767`` lands every difference on
+its own pair. S sums E in int32 (E's full scale shrinks on rows of more than 511 keys), R = 2**K / S
+takes all the bits row_inverse gives, and one int32 MUL puts E / S on a grid 22 bits below an output
+step, whose RESCALE an ADD of zero carries (Vela folds a RESCALE into an ADD, not into a MUL). On a
+[1, 3, 197, 197] softmax the probabilities a step off the quantized model in float64 went from 538 of
+931,416 to 2, on 16-17-key rows from 0.1-0.3% to none. The Ethos-U targets keep the 14-bit E: Vela
+5.2.0 runs an int16 TABLE on the U55 as three 8-bit lookups (1.3M -> 2.3M U55-128 cycles), and on the U85
+folds the index arithmetic into a lookup kind runtime/npu_model does not model (8-bit to 32-bit), at
+360k -> 470k U85-256 cycles; its effect on deit_tiny 224's cosine on 4 inputs was within noise
+(bench/README.md "deit_tiny and convnext numerics, session 8").
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -79,7 +92,7 @@ from arm.ops.common.masked_scores import masked_scores
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.table import int16_table, quantized_function_table16
+from arm.ops.common.table import INT16_TABLE_ENTRIES, int16_table, quantized_function_table16
 from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -312,6 +325,13 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
+    # The exact E (a 22-bit int16 TABLE read) on the TOSA and VGF targets only. Vela 5.2.0 runs it on
+    # the U55/U65 as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
+    # [1, 3, 197, 197] softmax); on the U85 it folds the index arithmetic into an 8-bit-to-32-bit lookup
+    # (LUT kind 9) that runtime/npu_model does not run, so the command stream cannot be checked, and
+    # costs 470k instead of 360k U85-256 cycles there. The Ethos-U targets keep the 14-bit E.
+    if hidden is None and x.dtype == np.int8 and not (ctx.spec.has("u55") or ctx.spec.has("u85")):
+        return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
     if not int32_inverse:
@@ -319,11 +339,92 @@ def _lower_int(
     return _quotient_by_int32_inverse(name, ctx, ints, exponentials, output)
 
 
+# ---- int8 unmasked rows: E with 22 bits from one int16 TABLE ---------------------------------------
+
+# An int16 TABLE reads entries e[i] and e[i + 1] at i = (c + 32768) >> 7 and returns
+# ``e[i] * 128 + (e[i + 1] - e[i]) * f`` with f = c & 127 (TOSA's apply_lookup_s). At f = 127 that is
+# ``e[i] + 127 * e[i + 1]``: a pair of int16 entries holds any value up to 127 * 32767 exactly. The index
+# ``256 * d + 32767`` puts every difference d in [-255, 0] on its own pair (i = 2 * (d + 255) + 1) at f = 127.
+_PAIR_WEIGHT = 127
+_PAIR_INDEX_STEP = 256
+_PAIR_INDEX_OFFSET = 32767
+# The largest E: its high entry stays within int16 together with the slope e[i + 1] - e[i] (|e[i]| <= 63).
+_EXACT_EXP_LIMIT = _PAIR_WEIGHT * ((1 << 15) - 1 - _PAIR_WEIGHT // 2)
+# R = round(2**K / S) comes from row_inverse, whose right shift 59 - K - normalize's shift must not be
+# negative; the quotient E * R is shifted right by at most 31 (Vela: see _MAX_MUL_SHIFT) and kept below 2**30.
+_RECIPROCAL_SHIFT_BASE = 31 + RECIPROCAL_FRACTION_BITS
+_QUOTIENT_BITS = 30
+
+
+def exact_exp_full_scale(keys: int) -> int:
+    """E's full scale for rows of ``keys`` elements: as large as the pair lookup holds and S = sum(E) fits int32."""
+    return min(_EXACT_EXP_LIMIT, ((1 << 31) - 1) // keys)
+
+
+def _pair_entries(values: np.ndarray) -> np.ndarray:
+    """The 513 int16 TABLE entries whose pairs (2k + 1, 2k + 2) read back ``values[k]`` at f = 127."""
+    values = np.asarray(values, dtype=np.int64)
+    high = np.round(values / _PAIR_WEIGHT).astype(np.int64)
+    low = values - _PAIR_WEIGHT * high  # in [-63, 63]
+    entries = np.zeros(INT16_TABLE_ENTRIES, dtype=np.int64)
+    entries[1::2] = low
+    entries[2::2] = high
+    return entries.astype(np.int16)
+
+
+def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedExponentials:
+    """Steps 1-4 for int8 rows without a mask, with ``E = round(F * exp(scale * d))`` as an int32 of up to
+    22 bits (F = exact_exp_full_scale) from one int16 TABLE (see _PAIR_WEIGHT), on every target.
+
+    The 14-bit E of ``shifted_exponentials`` (log_softmax's) rounds each exponential by up to 1/32768 of
+    the largest one, which put 0.06% of the probabilities of 197-key rows and 0.1-0.3% of 16-17-key
+    rows a step off the quantized torch model; 22 bits leave 1/8 million.
+    """
+    graph = ints.graph
+    keys = x.shape[axis]
+    maximum = row_maximum(graph, x, axis, name=f"{ints.prefix}_max")
+    # index = 256 * (x - max) + 32767: the scale rides on the widening RESCALEs, the offset on the row maximum.
+    scaled_x = ints.widen(x, "x_int32", scale=float(_PAIR_INDEX_STEP))
+    scaled_max = ints.widen(maximum, "max_int32", scale=float(_PAIR_INDEX_STEP))
+    row_offset = ints.sub(scaled_max, ints.constant(_PAIR_INDEX_OFFSET, "index_offset"), "index_base")
+    steps = ints.sub(scaled_x, row_offset, "exp_steps")
+    index = rescale(graph, steps, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int16),
+                    input_zp=0, output_zp=0)  # fmt: skip
+    values = np.round(exact_exp_full_scale(keys) * np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64)))
+    exp = graph.add_tensor(f"{ints.prefix}_exp", x.shape, np.dtype(np.int32))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TableAttribute()
+    graph.add_op(ts.Op.TABLE, [index, graph.add_const(f"{ints.prefix}_exp_entries", _pair_entries(values))], [exp],
+                 attribute, elementwise_unary=True)  # fmt: skip
+    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
+    return ShiftedExponentials(steps, exp, total)
+
+
+def _exact_quotient(
+    name: str, ctx: LoweringContext, ints: Int32Emitter, exponentials: ShiftedExponentials, output: QParams
+) -> TosaValue:
+    """``E / S`` onto the output grid from ``R = round(2**K / S)`` (int32, three Newton steps): one int32
+    MUL gives ``q = E * R / 2**t``, ``E / S`` with 20+ bits below an output step, and an ADD of zero
+    carries the RESCALE onto the output grid (Vela folds it into an ADD, not into a MUL)."""
+    full_scale = exact_exp_full_scale(math.prod(exponentials.exp.shape) // math.prod(exponentials.total.shape))
+    # normalize's shift of S >= full_scale is at most 31 - bit_length(full_scale).
+    fraction_bits = _RECIPROCAL_SHIFT_BASE - (32 - full_scale.bit_length() - 1)
+    inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)
+    quotient_shift = min(_MAX_MUL_SHIFT, max(0, fraction_bits - _QUOTIENT_BITS))
+    quotient = ints.mul(exponentials.exp, inverse, "quotient", shift=quotient_shift)
+    carried = ints.add(quotient, ints.constant(0, "zero"), "quotient_carried")
+    scale = 2.0 ** (quotient_shift - fraction_bits) / output.scale
+    return rescale(ctx.graph, carried, name=name, scales=[scale], output_dtype=output.dtype, input_zp=0,
+                   output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+
+
 # Rows at least this long normalize with an int32 R (step 5 of the module doc): masked rows from 128
-# keys, unmasked ones from 32. Shorter rows keep the int16 R, which costs fewer cycles where
-# per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys.
+# keys, unmasked ones from 17 (deit_tiny at 64x64 has 17 tokens: its int16 R put 0.45% of the
+# probabilities a step off). Shorter rows keep the int16 R, which costs fewer cycles where
+# per-operator costs dominate: Llama's causal attention (16 keys, masked), bert's 16 keys (U55-128 at
+# the peer's cycles only so). A [1, 3, 17, 17] softmax: U55-128 17,735 -> 17,977, U85-256 4,208 -> 5,707.
 INT32_INVERSE_MIN_KEYS = 128
-UNMASKED_INT32_INVERSE_MIN_KEYS = 32
+UNMASKED_INT32_INVERSE_MIN_KEYS = 17
 
 
 def _quotient_by_int32_inverse(
@@ -435,6 +536,12 @@ TEST_CASES = {
         steps_from_quantized=7.0,
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
+    ),
+    # The exact E of the TOSA and VGF targets: no probability a step off the quantized module (the
+    # 14-bit E put 5 of these 7,092 a step off, and still does on the Ethos-U targets).
+    "attention_rows_exact": OpTestCase(
+        FunctionModule(softmax_last), _scaled(11, 3.0, (1, 3, 12, 197)), differing_from_quantized=0.0,
+        targets=("tosa_INT", "vgf_INT"),
     ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
     # ~0.06) moves such outputs by ~2 steps, the bound against the float module.

@@ -7,17 +7,28 @@ For rows ``x`` [R, N] of raw int8 values (zero points cancel in every difference
    a compile-time s for large N); ``1 / sqrt(T + eps)`` from an even CLZ normalization, a TABLE start and
    Newton-Raphson (arm.ops.common.fixed_point): a multiplier ``M = G / sqrt(T + eps)`` per row, for a
    compile-time gain G.
-3. ``z * G = x * A - S * M`` with ``A = N * M``: one full-size MUL and one SUB, each term rounded once.
+3. ``z * G``: the exact form (layer_norm) or the int16 normalized value (group_norm), below.
 
 Two forms of step 3:
 
-- ``normalize_exact`` (layer_norm): the result stays int32 and G carries the output's own scale, so
-  ``v = round(z * w / s_out * 2**K)``. K is as large as int32 holds (13-16 bits below an output step), so
-  the only error left is M's relative rounding: outputs round the other way than the float model's
-  about as often as float32 does. For one positive weight (the unit weights of a freshly initialized
-  model), the output is ``RESCALE(v + bias, 2**-K)``, a pure shift that Vela folds into the SUB on
-  the U55 (it does not fold other scales into an int32 SUB there); other weights cost a MUL by the
-  per-channel ``w / s_out`` first.
+- ``normalize_exact`` (layer_norm): ``D = (x * N - S) * 2**e`` is exact in int32, with the row's own
+  power of two ``2**e`` (from the row's CLZ normalization) folded into the per-row ``N * 2**e`` and
+  ``S * 2**e``, and ``v = round(D * m / 2**R)`` with a per-row multiplier ``m`` of 28-30 bits, so v is
+  ``round(z * w / s_out * 2**K)`` with K = 20-22 bits below an output step and y's relative error
+  (about 2**-26) the only other one. G carries the output's own scale. For one positive weight (the
+  unit weights of a freshly initialized model) the output is ``RESCALE(v + bias, 2**-K)``, a pure
+  shift that Vela folds into the ADD (the ADD of a zero where there is no bias: standalone, that
+  RESCALE costs 77,656 U85-256 cycles on a [197, 192] layer norm, the ADD 18,912); other weights cost
+  a MUL by the per-channel ``w / s_out`` first. The form before (session 7) rounded two terms
+  ``x * A`` and ``S * M`` of up to 2**31 each onto a grid of 13-16 bits below a step (cancellation on
+  rows of small spread far from zero bounded K) and put 0.003% of a ViT layer norm's outputs and
+  0.03-0.09% of deit_tiny's layer-norm segments a step off; this one leaves none on deit_tiny's or
+  convnext_atto's (bench/README.md "deit_tiny and convnext numerics, session 8"), for one more
+  full-size int32 MUL and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles. On the U55 that MUL costs
+  56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
+  (``normalize_two_terms``, chosen by ``exact_form``). What it still
+  rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
+  is a few input steps (their T is a few hundred units).
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
   ``u = z * 2**F`` narrowed to int16, whose transposes cost half of int32 ones, then
   ``scale_and_shift``: a 1x1 DEPTHWISE_CONV2D of the weights' signs with each weight's magnitude in its
@@ -34,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Callable
 
 import numpy as np
 import tosa_serializer as ts
@@ -44,6 +56,7 @@ from arm.tosa.context import LoweringContext
 from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import multiplier_and_shift, rescale
+from arm.tosa.specification import TosaSpecification
 
 # T = N * Q - S**2 is at most N**2 * 127.5**2 for int8 data; it is shifted right until it and eps
 # stay below 2**29 (what normalize_even takes).
@@ -59,10 +72,17 @@ _MAX_FRACTION_BITS = 15
 _SMALLEST_WEIGHT_RATIO = 2.0**-12
 # The depthwise weight that stands for a weight's sign.
 _UNIT_WEIGHT = 127
+# normalize_even's half_shift of the smallest denominator, 1 (T = 0 and eps below one unit).
+_LARGEST_HALF_SHIFT = 15
+# The exact form's row multiplier m = round(y * c / 2**29) lies below 2**30.5: y < 2**28.5 (Q27 of
+# 1 / sqrt of a mantissa in [1/8, 1)) and c's multiplier < 2**31.
+_ROW_MULTIPLIER_SHIFT = 29
+# Vela runs an int32 MUL whose shift exceeds 31 with double rounding (TOSA's MUL rounds once).
+_MAX_MUL_SHIFT = 31
 # The exact form's largest row multiplier M (at the least spread of distinct values): below 2**28, so
-# that M * 2**(15 - half_shift) fits int32 on the way (see _exact_inverse).
+# that M * 2**(15 - half_shift) fits int32 on the way (see _inverse).
 _EXACT_INVERSE_BITS = 28
-# The exact form's int32 results (the two terms, y = w * z + b) stay below this.
+# The two-term form's int32 terms, and both forms' result y = w * z + b, stay below these.
 _TERM_LIMIT = 2.0**31 * (1 - 2.0**-10)
 _AFFINE_LIMIT = 2.0**30
 # Bits of the per-channel int32 weights W = round(w / s_out * 2**H) for the largest |w / s_out|.
@@ -119,13 +139,95 @@ def _inverse(stats: _RowStatistics, factor: float) -> TosaValue:
 # ---- layer_norm: the exact form ---------------------------------------------------------------------
 
 
+def _half_shift(value: int) -> int:
+    """normalize_even's half_shift of a positive ``value`` below 2**29: ceil((clz(value) - 1) / 2)."""
+    return math.ceil((32 - value.bit_length() - 1) / 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class _RowExponents:
+    """The exact form's per-row powers of two ``2**e`` with ``e = min(half_shift, cap) + offset``.
+
+    half_shift lies in [1, 15]. Where ``x * N * 2**15`` and ``S * 2**15`` fit int32 (N up to 256) e is
+    half_shift itself. Otherwise ``cap`` is the half_shift of the least spread a row of distinct values
+    has (T is the sum of the squared differences of all pairs, so a row that is not constant has
+    T >= N - 1; rows above the cap are constant, where x * N - S = 0 whatever e is), and ``offset`` is
+    0 or -1 as the terms at the cap fit int32 (N up to 1024); beyond that rows whose e would be negative
+    take e = 0 and shift their multiplier right instead, losing those bits.
+    """
+
+    cap: int | None
+    offset: int
+
+    @classmethod
+    def for_rows(cls, count: int, variance_shift: int) -> "_RowExponents":
+        # |x * N - S| <= 256 * N; |x| * N and |S| alone are below 128 * N.
+        headroom = math.floor(math.log2((2**31 - 1) / (256 * count)))
+        if headroom >= _LARGEST_HALF_SHIFT:
+            return cls(None, 0)
+        # T >> s rounds each of its two terms: a row of distinct values has T >> s >= (N - 1) / 2**s - 1,
+        # and eps adds at least one unit.
+        cap = _half_shift(max((count - 1) // 2**variance_shift, 1))
+        return cls(cap, min(0, headroom - cap))
+
+
+def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str) -> TosaValue:
+    """``v = round(z * gain * 2**bits)`` as int32 for int8 rows ``x`` [rows, N] (bits from
+    _exact_output_bits), from the row statistics and three full-size operators.
+
+    ``z = (x * N - S) / sqrt(T)`` and ``1 / sqrt(T) = y * 2**(h - 43.5 - s / 2)`` (y and h from
+    _row_statistics). ``D = (x * N - S) * 2**e`` is exact in int32 (one MUL by ``N * 2**e`` and one SUB
+    of ``S * 2**e``, both per row), and ``v = round(D * m / 2**R)`` with ``m = round(y * c / 2**29)``, c the
+    compile-time gain: m keeps 28-30 bits on every row, whatever its spread, because the row's own power
+    of two ``2**(h + offset)`` rides on D, which is exact, instead of shrinking a multiplier shared by
+    all rows to the range of the least spread row (the form this replaced kept 17-28 bits of M, and
+    put 0.03-0.09% of deit_tiny's layer-norm outputs a step off). The one rounding left is v's own
+    (bits below an output step) and y's relative error, about 2**-26.
+    """
+    stats = _row_statistics(ctx, x, eps, name=name)
+    ints, count = stats.ints, x.shape[1]
+    exponents = _RowExponents.for_rows(count, stats.variance_shift)
+    exponent = stats.half_shift
+    if exponents.cap is not None:
+        exponent = ints.minimum(exponent, ints.constant(exponents.cap, "exponent_cap"), "capped_half_shift")
+    if exponents.offset:
+        exponent = ints.add(exponent, ints.constant(exponents.offset, "exponent_offset"), "row_exponent")
+    deficit = None
+    if exponents.offset < -1:
+        zero = ints.constant(0, "zero")
+        below = ints.minimum(exponent, zero, "exponent_below_zero")
+        exponent, deficit = ints.sub(exponent, below, "row_exponent_clamped"), ints.sub(zero, below, "exponent_deficit")
+    scaled_count = ints.shift_left(ints.constant(count, "count_multiplier"), exponent, "scaled_count")
+    scaled_total = ints.shift_left(stats.total, exponent, "scaled_total")
+    centered = ints.sub(ints.mul(stats.wide, scaled_count, "scaled_x", shift=0), scaled_total, "centered")
+    # v = D * y * c * 2**(h - e) with c = gain * 2**(bits - 43.5 - s / 2) = multiplier * 2**-shift.
+    multiplier, shift = multiplier_and_shift(gain * 2.0 ** (bits - 43.5 - stats.variance_shift / 2))
+    product_shift = shift - _ROW_MULTIPLIER_SHIFT + exponents.offset
+    # Vela runs an int32 MUL with a shift above 31 with double rounding: m gives up bits instead.
+    row_multiplier_shift = _ROW_MULTIPLIER_SHIFT + max(0, product_shift - _MAX_MUL_SHIFT)
+    product_shift = min(product_shift, _MAX_MUL_SHIFT)
+    if product_shift < 0:
+        raise ValueError(f"{name}: the layer norm's gain {gain} leaves no shift for its product")
+    row_multiplier = ints.mul(stats.inverse_sqrt, ints.constant(multiplier, "gain"), "row_multiplier",
+                              shift=row_multiplier_shift)  # fmt: skip
+    if deficit is not None:
+        row_multiplier = ints.shift_right_rounding(row_multiplier, deficit, "row_multiplier_reduced")
+    return ints.mul(centered, row_multiplier, "normalized", shift=product_shift)
+
+
+def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
+    """K of ``v = z * gain * 2**K``: ``v + bias`` must fit int32 for every |z| <= sqrt(N - 1)."""
+    value = math.sqrt(max(count - 1, 1)) * gain + bias_steps
+    return math.floor(math.log2(_AFFINE_LIMIT / value))
+
+
 def _least_spread(count: int) -> float:
     """A T below that of any row of distinct int8 values (N - 1, one value a step off the others),
     with room for ``T >> s`` rounding it down: rows below it are constant, where M does not matter."""
     return max((count - 1) / 2, 1.0)
 
 
-def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
+def _two_term_output_bits(count: int, gain: float, bias_steps: float) -> int:
     """K of ``v = z * gain * 2**K``: the two terms (|x| <= 128, |S| <= 128 * N, M at most its clamp at
     the least spread) and ``v + bias`` must fit int32."""
     term = 128 * count * gain / math.sqrt(_least_spread(count))
@@ -133,16 +235,20 @@ def _exact_output_bits(count: int, gain: float, bias_steps: float) -> int:
     return math.floor(min(math.log2(_TERM_LIMIT / term), math.log2(_AFFINE_LIMIT / value)))
 
 
-def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str) -> TosaValue:
+def normalize_two_terms(
+    ctx: LoweringContext, x: TosaValue, eps: float, gain: float, bits: int, *, name: str
+) -> TosaValue:
     """``v = round(z * gain * 2**bits)`` as int32 for int8 rows ``x`` [rows, N] (bits from
-    _exact_output_bits), from the row statistics and one full-size MUL and SUB.
+    _two_term_output_bits), from the row statistics and one full-size MUL and SUB: the U55's form
+    (see ``ExactForm``), session 7's on every target.
 
     ``v = x * A / 2**(r - a) - S * M / 2**r`` with ``M = gain * 2**(bits + r) / sqrt(T + eps)`` and
     ``A = N * M / 2**a``. Each term must fit int32 alone, and both are largest where M is, on a row of
     equal values (whose spread is eps alone); there x * N - S = 0 whatever M is, so M is clamped to its
     value at the least spread of distinct values, which bounds the terms (and fixes ``bits``). r puts
     that clamp at 2**_EXACT_INVERSE_BITS (or lower where s is small: see _inverse), the most bits M can
-    keep; M's relative rounding is then v's only error (2**-19 on a row whose spread is 30 steps).
+    keep. Each term rounds onto the 2**-bits grid (13-16 bits below an output step), which with the
+    output RESCALE's own rounding put 8 of 302,592 outputs of a ViT layer norm a step off.
     """
     stats = _row_statistics(ctx, x, eps, name=name)
     ints, count = stats.ints, x.shape[1]
@@ -160,6 +266,29 @@ def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float,
     offset = ints.mul(stats.total, inverse, "offset", shift=row_shift)
     product = ints.mul(stats.wide, scaled_count, "scaled_x", shift=row_shift - count_shift)
     return ints.sub(product, offset, "normalized")
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactForm:
+    """One way to compute ``v = round(z * gain * 2**K)``: ``output_bits(N, gain, largest bias in steps)``
+    gives K, ``normalize(ctx, rows, eps, gain, K, name=)`` v."""
+
+    output_bits: Callable[[int, float, float], int]
+    normalize: Callable[..., TosaValue]
+
+
+# The U55 keeps the two-term form: the exact form's second full-size int32 MUL costs 56,736 U55-128
+# cycles on a [197, 192] layer norm (208,095 -> 321,242 in all) and took bert's U55-128 cycles from
+# 266,576 to 276,816, above the peer's 268,265. The U85 runs the exact form at 86,068 -> 123,788.
+_EXACT_FORMS = {
+    False: ExactForm(_exact_output_bits, normalize_exact),
+    True: ExactForm(_two_term_output_bits, normalize_two_terms),
+}
+
+
+def exact_form(spec: TosaSpecification) -> ExactForm:
+    """The form of the target: the exact one but on the U55 (see _EXACT_FORMS)."""
+    return _EXACT_FORMS[spec.has("u55")]
 
 
 def has_uniform_weight(weight: np.ndarray | None) -> bool:
@@ -196,13 +325,14 @@ def layer_norm_exact(
     bias_steps = None if bias is None or not np.any(bias) else bias.reshape(count) / output.scale
     largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
     ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=2)
+    form = exact_form(ctx.spec)
     if has_uniform_weight(weight):
         gain = float(weights[0]) / output.scale
-        bits = _exact_output_bits(count, gain, largest_bias)
-        value = normalize_exact(ctx, x, eps, gain, bits, name=name)
+        bits = form.output_bits(count, gain, largest_bias)
+        value = form.normalize(ctx, x, eps, gain, bits, name=name)
     else:
-        fraction_bits = _exact_output_bits(count, 1.0, 0.0)
-        normalized = normalize_exact(ctx, x, eps, 1.0, fraction_bits, name=name)
+        fraction_bits = form.output_bits(count, 1.0, 0.0)
+        normalized = form.normalize(ctx, x, eps, 1.0, fraction_bits, name=name)
         steps = weights / output.scale
         largest_steps = float(np.abs(steps).max())
         weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
@@ -211,12 +341,15 @@ def layer_norm_exact(
         int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, count)
         value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
                          shift=fraction_bits + weight_bits - bits)  # fmt: skip
-    if bias_steps is not None:
-        int_biases = np.round(bias_steps * 2.0**bits).astype(np.int32).reshape(1, count)
-        value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases), "shifted")
+    # The bias is an ADD on y's grid. Without one the U85 still gets an ADD (of zero): Vela folds the
+    # RESCALE below into an ADD, not into a MUL (77,656 U85-256 cycles as an operator of its own on a
+    # [197, 192] layer norm, against 18,912 for the ADD); on the U55 the two cost the same.
+    if bias_steps is not None or ctx.spec.has("u85"):
+        int_biases = (np.zeros((1, 1)) if bias_steps is None else np.round(bias_steps * 2.0**bits).reshape(1, count))
+        value = ints.add(value, ctx.graph.add_const(f"{name}_affine_bias", int_biases.astype(np.int32)), "shifted")
     if tuple(shape) != value.shape:
         value = reshape(ctx.graph, value, shape, name=f"{name}_int32")
-    # A pure power of two: Vela folds it into the SUB or ADD before it.
+    # A pure power of two: Vela folds it into the ADD before it (on the U55 into no MUL either).
     return rescale(ctx.graph, value, name=name, scales=[2.0**-bits], output_dtype=output.dtype,
                    input_zp=0, output_zp=output.zero_point, output_qparams=output)  # fmt: skip
 
@@ -347,14 +480,15 @@ def group_norm_exact(
     bias_steps = None if bias is None or not np.any(bias) else bias.reshape(channels) / output.scale
     largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
     ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=3)
+    form = exact_form(ctx.spec)
     if has_uniform_weight(weight):
         gain = float(weights[0]) / output.scale
-        bits = _exact_output_bits(count, gain, largest_bias)
-        value = normalize_exact(ctx, x, eps, gain, bits, name=name)
+        bits = form.output_bits(count, gain, largest_bias)
+        value = form.normalize(ctx, x, eps, gain, bits, name=name)
         value = reshape(ctx.graph, value, channels_shape, name=f"{name}_channels")
     else:
-        fraction_bits = _exact_output_bits(count, 1.0, 0.0)
-        normalized = normalize_exact(ctx, x, eps, 1.0, fraction_bits, name=name)
+        fraction_bits = form.output_bits(count, 1.0, 0.0)
+        normalized = form.normalize(ctx, x, eps, 1.0, fraction_bits, name=name)
         normalized = reshape(ctx.graph, normalized, channels_shape, name=f"{name}_channels")
         steps = weights / output.scale
         largest_steps = float(np.abs(steps).max())
