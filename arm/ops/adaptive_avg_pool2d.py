@@ -6,10 +6,11 @@ CPU. The op is kept whole in the edge dialect where it is delegated: decomposed,
 channels-last input (ConvNeXt's head, after its permuted blocks) becomes mean over (H, W) followed by
 an as_strided_copy restoring the strides, which leaves the mean's output unquantized.
 
-A quantized pool to 1x1 over an even count of values takes the exact form of
-arm/ops/common/ties_to_even.py (REDUCE_SUM over H and W, rounding half steps to even as the quantized
-model does; AVG_POOL2D rounds them up): MobileViT-XXS's 2x2 global pool had 12% of its outputs a step
-off. Larger output sizes over even windows still round half up (open).
+A quantized pool over windows of an even count of values takes the exact form of
+arm/ops/common/ties_to_even.py (an int16 AVG_POOL2D of the scaled codes for windows of up to 128 values,
+else, to 1x1, REDUCE_SUM over H and W; both round half steps to even as the quantized model does,
+where the int8 AVG_POOL2D rounds them up): MobileViT-XXS's 2x2 global pool had 12% of its outputs a
+step off. Larger windows to larger outputs still round half up (open).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.tie_inputs import half_step_averages
-from arm.ops.common.ties_to_even import lower_average
+from arm.ops.common.ties_to_even import lower_average, lower_pooled_average
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason
@@ -60,10 +61,12 @@ def annotate_adaptive_avg_pool2d(node: Node, config: QuantizationConfig) -> None
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    if shape_of(node)[-2:] == (1, 1):
+    window = _window(node)
+    exact = lower_pooled_average(node, ctx, window.kernel)
+    if exact is None and shape_of(node)[-2:] == (1, 1):
         exact = lower_average(node, ctx, [2, 3])
-        if exact is not None:
-            return exact
+    if exact is not None:
+        return exact
     return lower_pool(ctx, node, ts.Op.AVG_POOL2D, _window(node), pad_inside=True)
 
 

@@ -3,8 +3,8 @@ and a scale by 1/count; quantized, the output keeps the input's grid.
 
 On that shared grid an average of an even count of int8 values lands on a half step about once in
 count/2, where torch rounds to even and AVG_POOL2D or a RESCALE rounds up: such means take the exact
-form of arm/ops/common/ties_to_even.py instead (REDUCE_SUM and five small int32 operators on the
-mean). mha_sequence's mean over 40 tokens was a step off on 1 of 8 logits that way.
+form of arm/ops/common/ties_to_even.py instead (an int16 AVG_POOL2D over H and W, or REDUCE_SUM, then
+five small int32 operators on the mean). mha_sequence's mean over 40 tokens was a step off on 1 of 8 logits that way.
 
 adaptive_avg_pool2d to a 1x1 output reaches the edge dialect as this op, over dims (-1, -2), only where
 arm/ops/adaptive_avg_pool2d.py does not keep it whole (where it is not delegated).
@@ -21,7 +21,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.tie_inputs import half_step_averages
-from arm.ops.common.ties_to_even import lower_average
+from arm.ops.common.ties_to_even import lower_average, lower_pooled_average
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
 from arm.ops.common.reduction import lower_reduce_sum, reduced_dims, reduction_support
 from arm.ops.common.arm_op import ArmOp
@@ -48,10 +48,11 @@ def annotate_mean(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    exact = lower_average(node, ctx, reduced_dims(node))
+    window = _spatial_window(node, ctx.spec)
+    exact = lower_pooled_average(node, ctx, window.kernel) if window is not None else None
+    exact = exact if exact is not None else lower_average(node, ctx, reduced_dims(node))
     if exact is not None:
         return exact
-    window = _spatial_window(node, ctx.spec)
     if window is None:
         count = math.prod(shape_of(node.args[0])[dim] for dim in reduced_dims(node))
         return lower_reduce_sum(node, ctx, factor=1.0 / count)
