@@ -10,7 +10,7 @@ A quantized pool over windows of an even count of values takes the exact form of
 arm/ops/common/ties_to_even.py (an int16 AVG_POOL2D of the scaled codes for windows of up to 128 values,
 else, to 1x1, REDUCE_SUM over H and W; both round half steps to even as the quantized model does,
 where the int8 AVG_POOL2D rounds them up): MobileViT-XXS's 2x2 global pool had 12% of its outputs a
-step off. Larger windows to larger outputs still round half up (open).
+step off. Windows of more than 128 values to outputs larger than 1x1 still round half up (open).
 """
 
 from __future__ import annotations

@@ -48,3 +48,14 @@ def _land_on_half_step(group: torch.Tensor, count: int, generator: torch.Generat
     first = low + (count // 2 - others - low) % count
     candidates = range(first, high + 1, count)
     group[-1] = min(candidates, key=lambda code: abs(code - wanted))
+
+
+def half_step_windows(
+    seed: int, channels: int, windows: int, kernel: tuple[int, int], *, zero_point: int
+) -> torch.Tensor:
+    """A [1, channels, kh, windows * kw] input whose ``windows`` side-by-side pooling windows of ``kernel``
+    (stride = kernel) average as ``half_step_averages``' do."""
+    height, width = kernel
+    groups = half_step_averages(seed, (1, channels * windows, height, width), [2, 3], zero_point=zero_point)
+    laid_out = groups.reshape(1, channels, windows, height, width).permute(0, 1, 3, 2, 4)
+    return laid_out.reshape(1, channels, height, windows * width)
