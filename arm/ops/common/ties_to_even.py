@@ -62,10 +62,7 @@ def lower_average(node: Node, ctx: LoweringContext, dims: Sequence[int]) -> Tosa
     sums = widen_from_minimum(ctx, source, name=f"{node.name}_int32")
     for dim in dims:
         sums = reduce(ctx.graph, ts.Op.REDUCE_SUM, sums, dim, name=f"{node.name}_sum{dim}")
-    if tuple(sums.shape) == tuple(shape_of(node)):
-        return average_ties_to_even(ctx, sums, count, output, name=node.name)
-    average = average_ties_to_even(ctx, sums, count, output, name=f"{node.name}_average")
-    return reshape(ctx.graph, average, shape_of(node), name=node.name)
+    return _node_average(node, ctx, sums, count, output)
 
 
 def lower_pooled_average(node: Node, ctx: LoweringContext, kernel: tuple[int, int]) -> TosaValue | None:
@@ -96,9 +93,14 @@ def lower_pooled_average(node: Node, ctx: LoweringContext, kernel: tuple[int, in
         ctx.graph, to_nchw(ctx.graph, pooled, name=f"{node.name}_pooled_nchw"), name=f"{node.name}_int32",
         scales=[1.0], output_dtype=_INT32, input_zp=0, output_zp=0,
     )  # fmt: skip
+    return _node_average(node, ctx, sums, scale, output)
+
+
+def _node_average(node: Node, ctx: LoweringContext, sums: TosaValue, count: int, output: QParams) -> TosaValue:
+    """``average_ties_to_even`` of ``sums`` in the node's shape, named after the node."""
     if tuple(sums.shape) == tuple(shape_of(node)):
-        return average_ties_to_even(ctx, sums, scale, output, name=node.name)
-    average = average_ties_to_even(ctx, sums, scale, output, name=f"{node.name}_average")
+        return average_ties_to_even(ctx, sums, count, output, name=node.name)
+    average = average_ties_to_even(ctx, sums, count, output, name=f"{node.name}_average")
     return reshape(ctx.graph, average, shape_of(node), name=node.name)
 
 
