@@ -5,6 +5,12 @@ differ in size and overlap unevenly, which one AVG_POOL2D cannot express: such p
 CPU. The op is kept whole in the edge dialect where it is delegated: decomposed, a 1x1 output of a
 channels-last input (ConvNeXt's head, after its permuted blocks) becomes mean over (H, W) followed by
 an as_strided_copy restoring the strides, which leaves the mean's output unquantized.
+
+A quantized pool over windows of an even count of values takes the exact form of
+arm/ops/common/ties_to_even.py (an int16 AVG_POOL2D of the scaled codes for windows of up to 128 values,
+else, to 1x1, REDUCE_SUM over H and W; both round half steps to even as the quantized model does,
+where the int8 AVG_POOL2D rounds them up): MobileViT-XXS's 2x2 global pool had 12% of its outputs a
+step off. Windows of more than 128 values to outputs larger than 1x1 still round half up (open).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.tie_inputs import half_step_averages
+from arm.ops.common.ties_to_even import lower_average, lower_pooled_average
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason
@@ -53,11 +61,21 @@ def annotate_adaptive_avg_pool2d(node: Node, config: QuantizationConfig) -> None
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    window = _window(node)
+    exact = lower_pooled_average(node, ctx, window.kernel)
+    if exact is None and shape_of(node)[-2:] == (1, 1):
+        exact = lower_average(node, ctx, [2, 3])
+    if exact is not None:
+        return exact
     return lower_pool(ctx, node, ts.Op.AVG_POOL2D, _window(node), pad_inside=True)
 
 
 def to_2x2(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.adaptive_avg_pool2d(x, 2)
+
+
+def to_1x1(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, 1)
 
 
 def to_3x4(x: torch.Tensor) -> torch.Tensor:
@@ -81,6 +99,12 @@ TEST_CASES = {
     "8x8_to_2x2": OpTestCase(FunctionModule(to_2x2), random_inputs(3, (1, 8, 8, 8)), cpu_targets=("u55_INT",)),
     # A channels-last input (a permuted tensor) pooled to 1x1, as in ConvNeXt's head.
     "channels_last_to_1x1": OpTestCase(FunctionModule(channels_last_to_1x1), random_inputs(4, (1, 2, 2, 16))),
+    # A global pool whose averages sit on half steps (tie_inputs.py), rounded to even as in the
+    # quantized model (MobileViT-XXS's head: 2x2 to 1x1). No output may be a step off.
+    "2x2_to_1x1_ties_to_even": OpTestCase(
+        FunctionModule(to_1x1), (half_step_averages(5, (1, 16, 2, 2), [2, 3], zero_point=0),),
+        differing_from_quantized=0.0,
+    ),
     "8x8_to_3x3_uneven": OpTestCase(
         FunctionModule(to_uneven_3x3), random_inputs(2, (1, 4, 8, 8)), cpu_targets=_EVERY_TARGET
     ),

@@ -4,6 +4,10 @@ ceil_mode=True: the last window may hang past the end padding; PyTorch counts no
 so it is AVG_POOL2D's own padding (left out of the count), whether count_include_pad or not.
 divisor_override replaces the count: AVG_POOL2D's result is scaled by count / divisor, which is one
 factor only where every window counts the whole kernel (no excluded padding, no overhang).
+
+Quantized windows of an even count that tile the input (no padding, stride = kernel) take the exact
+form of arm/ops/common/ties_to_even.py: an average on a half step of the shared grid rounds to even
+as in the quantized model (AVG_POOL2D rounds it up; a 2x2 pool was a step off on 1 in 8 outputs).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import EVERY_TARGET, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
+from arm.ops.common.tie_inputs import half_step_windows
+from arm.ops.common.ties_to_even import lower_pooled_average
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.ops.common.unary import float_constant, fp_mul
@@ -80,8 +86,21 @@ def annotate_avg_pool2d(node: Node, config: QuantizationConfig) -> None:
     shared_with_input(node, node.args[0], config.activation)
 
 
+def _tiling_kernel(node: Node, window: PoolWindow) -> tuple[int, int] | None:
+    """The kernel when its windows tile the input exactly: no padding, stride = kernel, no remainder."""
+    _, _, height, width = shape_of(node.args[0])
+    kernel_h, kernel_w = window.kernel
+    tiles = window.padding == (0, 0) and window.stride == window.kernel and not (height % kernel_h or width % kernel_w)
+    return window.kernel if tiles else None
+
+
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     window, count_include_pad, divisor_override = _options(node)
+    kernel = _tiling_kernel(node, window)
+    if kernel is not None and divisor_override in (None, kernel[0] * kernel[1]):
+        exact = lower_pooled_average(node, ctx, kernel)
+        if exact is not None:
+            return exact
     if divisor_override in (None, window.kernel[0] * window.kernel[1]):
         return lower_pool(ctx, node, ts.Op.AVG_POOL2D, window, pad_inside=not count_include_pad)
     # Every window counts the whole kernel (see the support rule): sum / divisor is the mean times
@@ -148,6 +167,11 @@ TEST_CASES = {
     "stride2_trim": OpTestCase(FunctionModule(pool_stride2_trim), random_inputs(3, (1, 6, 10, 12))),
     "rect": OpTestCase(FunctionModule(pool_rect), random_inputs(4, (1, 5, 11, 8))),
     "global_7x7": OpTestCase(FunctionModule(pool_global), random_inputs(5, (1, 32, 7, 7))),
+    # 2x2 windows whose averages sit on half steps (tie_inputs.py), rounded to even as in the quantized
+    # model. No output may be a step off.
+    "2x2_ties_to_even": OpTestCase(
+        FunctionModule(pool_2x2), (half_step_windows(12, 4, 3, (2, 2), zero_point=-1),), differing_from_quantized=0.0
+    ),
     "batch2": OpTestCase(FunctionModule(pool_2x2), random_inputs(6, (2, 8, 8, 8)), cpu_targets=("u55_INT",)),
     # ceil_mode with padding 1 counted (count_include_pad), the overhang past it not: 9 -> 5 windows.
     "ceil_count_pad": OpTestCase(FunctionModule(pool_ceil_padded), random_inputs(8, (1, 3, 8, 9))),

@@ -1,6 +1,11 @@
 """aten.mean.dim -> AVG_POOL2D over H and W of an NCHW tensor (what the NPU runs best), else REDUCE_SUM
 and a scale by 1/count; quantized, the output keeps the input's grid.
 
+On that shared grid an average of an even count of int8 values lands on a half step about once in
+count/2, where torch rounds to even and AVG_POOL2D or a RESCALE rounds up: such means take the exact
+form of arm/ops/common/ties_to_even.py instead (an int16 AVG_POOL2D over H and W, or REDUCE_SUM, then
+five small int32 operators on the mean). mha_sequence's mean over 40 tokens was a step off on 1 of 8 logits that way.
+
 adaptive_avg_pool2d to a 1x1 output reaches the edge dialect as this op, over dims (-1, -2), only where
 arm/ops/adaptive_avg_pool2d.py does not keep it whole (where it is not delegated).
 """
@@ -15,6 +20,8 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
+from arm.ops.common.tie_inputs import half_step_averages
+from arm.ops.common.ties_to_even import lower_average, lower_pooled_average
 from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
 from arm.ops.common.reduction import lower_reduce_sum, reduced_dims, reduction_support
 from arm.ops.common.arm_op import ArmOp
@@ -42,6 +49,10 @@ def annotate_mean(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     window = _spatial_window(node, ctx.spec)
+    exact = lower_pooled_average(node, ctx, window.kernel) if window is not None else None
+    exact = exact if exact is not None else lower_average(node, ctx, reduced_dims(node))
+    if exact is not None:
+        return exact
     if window is None:
         count = math.prod(shape_of(node.args[0])[dim] for dim in reduced_dims(node))
         return lower_reduce_sum(node, ctx, factor=1.0 / count)
@@ -73,6 +84,10 @@ def two_leading(x: torch.Tensor) -> torch.Tensor:
     return x.mean((0, 1))
 
 
+def over_tokens(x: torch.Tensor) -> torch.Tensor:
+    return x.mean(1)
+
+
 TEST_CASES = {
     "spatial": OpTestCase(FunctionModule(global_average), random_inputs(0, (1, 16, 7, 7))),
     "spatial_keepdim": OpTestCase(FunctionModule(global_average_keepdim), random_inputs(1, (1, 8, 5, 6))),
@@ -81,6 +96,17 @@ TEST_CASES = {
     "channels": OpTestCase(FunctionModule(over_channels), random_inputs(4, (1, 8, 5, 5))),
     "last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(5, (3, 4, 10))),
     "two_leading": OpTestCase(FunctionModule(two_leading), random_inputs(6, (2, 3, 12))),
+    # Means on half steps of their grid (see tie_inputs.py), which the quantized model rounds to even:
+    # mha_sequence's mean over 40 tokens (zero point 0), and a global spatial mean (zero point -1, the
+    # other parity). No output may be a step off.
+    "tokens_ties_to_even": OpTestCase(
+        FunctionModule(over_tokens), (half_step_averages(7, (1, 40, 8), [1], zero_point=0),),
+        differing_from_quantized=0.0,
+    ),
+    "spatial_ties_to_even": OpTestCase(
+        FunctionModule(global_average), (half_step_averages(8, (1, 12, 2, 4), [2, 3], zero_point=-1),),
+        differing_from_quantized=0.0,
+    ),
 }
 
 # The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).

@@ -237,7 +237,9 @@ def _consistent_probes(
 
     def mean_steps(layer: str) -> float:
         delegate, expected = carried[layer]
-        return float(np.mean(np.abs(delegate.astype(np.int64) - expected.astype(np.int64))))
+        # Flat: a probe may be a reshape of the layer's tensor (same elements, same order), as in _Steps.add.
+        steps = delegate.astype(np.int64).reshape(-1) - expected.astype(np.int64).reshape(-1)
+        return float(np.mean(np.abs(steps)))
 
     tensor_layer = {(probe.partition, probe.tensor): layer for layer, probe in probes.items()}
     readers: dict[str, list[str]] = collections.defaultdict(list)

@@ -1,0 +1,173 @@
+"""An int8 average onto its input's own grid, rounded as the quantized torch model rounds it: ties to even.
+
+The quantizer shares a mean's (and a global average pool's) grid with its input, so the quantized
+model computes ``round_half_even(S / N) + zp`` from the sum ``S`` of the N codes less their zero point
+``zp``. TOSA's RESCALE (and AVG_POOL2D) round half up: where N is even and S lands on a half step
+(S = k N + N/2, about once in N averages) the plain division is a step above torch whenever k is
+even. mha_sequence's mean over 40 tokens and MobileViT's 2x2 global pool (12% of its outputs) were.
+An odd N has no ties, and the plain RESCALE stays.
+
+Over a period of two steps, ``v = S / N = 2Q + t`` with ``0 <= t < 2`` rounds half to even to
+``2Q + [t > 1/2] + [t >= 3/2]``: the tie at 1/2 goes down to the even 2Q, the one at 3/2 up to
+2Q + 2. Each bracket plus Q is a floor of ``(S + a) / 2N``, and a RESCALE by ``1/2N`` (which adds
+a half before it floors) of ``S + a - N`` is that floor. With ``S' = sum(q + 128) >= 0`` (the
+widening RESCALE's input zero point -128, so every sum is non-negative) and ``p = (zp + 128) mod 2``
+(S' = S + N (zp + 128) moves v by an integer whose parity swaps even and odd when p = 1):
+
+    round_half_even(S / N) + zp
+        = RESCALE(S' + N p - N/2, 1/2N) + RESCALE(S' - N p + N/2 - 1, 1/2N) - 128
+
+Checked against exact fractions for every S' of N = 2..400 and zero points of both parities. The
+multiplier of ``1/2N`` is rounded up, so a non-negative tie lands on or above its half (exact for
+sums below 2**30); the operands dip at most ``N/2 + 1`` below zero, a quarter step and one, where
+no rounding is near. Cost: two int32 ADDs of a constant, two RESCALEs and one ADD on the averaged
+(small) tensor, beside the REDUCE_SUM and the RESCALE the plain form has.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import tosa_serializer as ts
+from torch.fx import Node
+
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.integer_arithmetic import Int32Ops
+from arm.tosa.context import LoweringContext, shape_of
+from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.layout import to_nchw, to_nhwc
+from arm.tosa.quantization import QParams
+from arm.tosa.rescale import multiplier_and_shift, rescale
+
+_INT8_MIN = -128
+_INT16 = np.dtype(np.int16)
+_INT32 = np.dtype(np.int32)
+# The int16 pool's scaled codes (code + 128) * K stay within int16 for K up to 128.
+_MAX_POOL_SCALE = 128
+
+
+def lower_average(node: Node, ctx: LoweringContext, dims: Sequence[int]) -> TosaValue | None:
+    """``node``'s average of node.args[0] over ``dims`` (sorted), in the node's shape, rounded ties to
+    even; None where the plain lowering already rounds as the quantized model does (see
+    ``rounds_ties_to_even``), so the caller keeps its own."""
+    if not ctx.spec.is_int:
+        return None
+    source = ctx.value(node.args[0])
+    count = math.prod(source.shape[dim] for dim in dims)
+    output = ctx.output_qparams(node)
+    if not rounds_ties_to_even(count, source.qparams, output):
+        return None
+    sums = widen_from_minimum(ctx, source, name=f"{node.name}_int32")
+    for dim in dims:
+        sums = reduce(ctx.graph, ts.Op.REDUCE_SUM, sums, dim, name=f"{node.name}_sum{dim}")
+    return _node_average(node, ctx, sums, count, output)
+
+
+def lower_pooled_average(node: Node, ctx: LoweringContext, kernel: tuple[int, int]) -> TosaValue | None:
+    """``node``'s average of the NCHW node.args[0] over unpadded windows ``kernel`` that tile it (stride =
+    kernel), rounded ties to even, in the node's shape; None where the plain pool already rounds as the
+    quantized model does or the count exceeds 128 (then ``lower_average``'s REDUCE_SUM serves).
+
+    The window sums come from an int16 AVG_POOL2D, as cheap as the int8 one, of the codes plus 128
+    scaled by K, the largest multiple of the count N up to 128: its average K / N * S' is an exact
+    integer (the pool's rounding has nothing to round), and it is S' on a grid K / N times finer, so
+    ``average_ties_to_even`` with count K rounds it. REDUCE_SUM over H and W, the other way to the
+    sums, cost MobileViT-XXS 27k U85 cycles (of 1.94M): Vela transposes for each reduced axis.
+    """
+    if not ctx.spec.is_int:
+        return None
+    source = ctx.value(node.args[0])
+    count = kernel[0] * kernel[1]
+    output = ctx.output_qparams(node)
+    if count > _MAX_POOL_SCALE or not rounds_ties_to_even(count, source.qparams, output):
+        return None
+    scale = count * (_MAX_POOL_SCALE // count)
+    scaled = rescale(
+        ctx.graph, source, name=f"{node.name}_int16", scales=[float(scale)], output_dtype=_INT16, input_zp=_INT8_MIN,
+        output_zp=0,
+    )  # fmt: skip
+    pooled = _int16_average_pool(ctx, to_nhwc(ctx.graph, scaled), kernel, name=f"{node.name}_pooled")
+    sums = rescale(
+        ctx.graph, to_nchw(ctx.graph, pooled, name=f"{node.name}_pooled_nchw"), name=f"{node.name}_int32",
+        scales=[1.0], output_dtype=_INT32, input_zp=0, output_zp=0,
+    )  # fmt: skip
+    return _node_average(node, ctx, sums, scale, output)
+
+
+def _node_average(node: Node, ctx: LoweringContext, sums: TosaValue, count: int, output: QParams) -> TosaValue:
+    """``average_ties_to_even`` of ``sums`` in the node's shape, named after the node."""
+    if tuple(sums.shape) == tuple(shape_of(node)):
+        return average_ties_to_even(ctx, sums, count, output, name=node.name)
+    average = average_ties_to_even(ctx, sums, count, output, name=f"{node.name}_average")
+    return reshape(ctx.graph, average, shape_of(node), name=node.name)
+
+
+def _int16_average_pool(ctx: LoweringContext, value: TosaValue, kernel: tuple[int, int], *, name: str) -> TosaValue:
+    """AVG_POOL2D of an NHWC int16 tensor (zero point 0) over windows ``kernel`` with stride ``kernel``."""
+    batch, height, width, channels = value.shape
+    output = ctx.graph.add_tensor(name, (batch, height // kernel[0], width // kernel[1], channels), _INT16)
+    operands = [
+        value,
+        ctx.graph.add_scalar_const(f"{name}_input_zp", 0, _INT16),
+        ctx.graph.add_scalar_const(f"{name}_output_zp", 0, _INT16),
+    ]
+    # One window over the whole input strides by one, as mean's global pool does (the U55 limits strides to 3).
+    stride = (1, 1) if (height, width) == kernel else kernel
+    attribute = ts.TosaSerializerAttribute()
+    attribute.AvgPool2dAttribute(list(kernel), list(stride), [0, 0, 0, 0], ts.DType.INT32)
+    ctx.graph.add_op(ts.Op.AVG_POOL2D, operands, [output], attribute)
+    return output
+
+
+def rounds_ties_to_even(count: int, source: QParams | None, output: QParams | None) -> bool:
+    """Whether an average of ``count`` int8 codes onto ``output`` needs the exact form: ``output`` is the
+    input's own grid (the only case with ties at a half step) and ``count`` is even."""
+    if source is None or output is None or count % 2:
+        return False
+    return np.dtype(source.dtype) == np.int8 and source.matches(output)
+
+
+def widen_from_minimum(ctx: LoweringContext, value: TosaValue, *, name: str) -> TosaValue:
+    """``value``'s int8 codes plus 128 as int32, each in [0, 255]: sums of them are never negative."""
+    return rescale(
+        ctx.graph, value, name=name, scales=[1.0], output_dtype=_INT32, input_zp=_INT8_MIN, output_zp=0
+    )
+
+
+def average_ties_to_even(
+    ctx: LoweringContext, sums: TosaValue, count: int, output: QParams, *, name: str
+) -> TosaValue:
+    """The int8 average on ``output`` (the input's grid) from ``sums``, each a sum of ``count`` codes
+    widened by ``widen_from_minimum``; the module docstring derives it."""
+    ops = Int32Ops(ctx, name, sums.rank)
+    parity = (output.zero_point - _INT8_MIN) % 2
+    half = count // 2
+    scale = _rounded_up(1.0 / (2 * count))
+    low = ops.add(sums, count * parity - half)
+    high = ops.add(sums, half - 1 - count * parity)
+    halves = [
+        rescale(ctx.graph, operand, name=f"{name}_{what}", scales=[scale], output_dtype=_INT32, input_zp=0, output_zp=0)
+        for what, operand in (("low", low), ("high", high))
+    ]
+    total = ops.add(*halves)
+    return rescale(
+        ctx.graph,
+        total,
+        name=name,
+        scales=[1.0],
+        output_dtype=np.dtype(np.int8),
+        input_zp=0,
+        output_zp=_INT8_MIN,
+        output_qparams=output,
+    )
+
+
+def _rounded_up(scale: float) -> float:
+    """``scale`` as RESCALE's multiplier and shift would hold it, with the multiplier rounded up rather
+    than to nearest (exactly representable, so rescale() keeps it)."""
+    multiplier, shift = multiplier_and_shift(scale)
+    if math.ldexp(multiplier, -shift) < scale:
+        multiplier += 1
+    return math.ldexp(multiplier, -shift)
