@@ -444,6 +444,124 @@ def _audio() -> list[tuple[torch.Tensor]]:
     return seeded_inputs((1, 640), count=CALIBRATION_SAMPLES)  # 640 samples -> 31 frames of 20
 
 
+def _falcon() -> nn.Module:
+    from transformers import FalconConfig, FalconForCausalLM
+
+    # Falcon-7B's layout: multi-query attention (one key/value head), attention and MLP in parallel off
+    # one LayerNorm, rotary positions, GELU.
+    config = FalconConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        multi_query=True,
+        parallel_attn=True,
+        max_position_embeddings=32,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return FalconForCausalLM(config)
+
+
+def _qwen3() -> nn.Module:
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    # RMSNorm on each head's queries and keys before the rotary (QK-norm), GQA.
+    return Qwen3ForCausalLM(_decoder_config(Qwen3Config, num_key_value_heads=2, head_dim=16))
+
+
+def _modernbert() -> nn.Module:
+    from transformers import ModernBertConfig, ModernBertModel
+
+    # Alternating global and local (window 8) attention with rotary positions, GeGLU MLP, bias-free norms.
+    config = ModernBertConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=32,
+        local_attention=8,
+        global_attn_every_n_layers=2,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        cls_token_id=1,
+        sep_token_id=2,
+    )
+    return ModernBertModel(config)
+
+
+def _bart() -> nn.Module:
+    from transformers import BartConfig, BartModel
+
+    # Encoder-decoder from the ids alone: the decoder's ids are the input shifted right (start token,
+    # padding of -100 labels replaced), so integer slicing, cat and masked_fill run on the ids.
+    config = BartConfig(
+        vocab_size=_VOCABULARY,
+        d_model=64,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=128,
+        decoder_ffn_dim=128,
+        max_position_embeddings=32,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+        forced_eos_token_id=2,
+    )
+    return BartModel(config)
+
+
+def _fnet() -> nn.Module:
+    from transformers import FNetConfig, FNetModel
+
+    # Token mixing by a 2-D Fourier transform (the real part of fftn over sequence and hidden) instead of attention.
+    config = FNetConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        intermediate_size=128,
+        max_position_embeddings=32,
+        use_tpu_fourier_optimizations=False,
+    )
+    return FNetModel(config, add_pooling_layer=False)
+
+
+def _mamba() -> nn.Module:
+    from transformers import MambaConfig, MambaForCausalLM
+
+    # A selective state-space model: a causal depthwise Conv1d and a scan over the 16 tokens
+    # (transformers' slow path without its CUDA kernels), no attention.
+    config = MambaConfig(vocab_size=_VOCABULARY, hidden_size=64, state_size=8, num_hidden_layers=2, expand=2)
+    return MambaForCausalLM(config)
+
+
+def _hubert() -> nn.Module:
+    from transformers import HubertConfig, HubertModel
+
+    # HuBERT-large's "stable" layout: LayerNorm after every feature-encoder convolution (channels
+    # transposed around it) and a pre-norm encoder.
+    config = HubertConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        conv_dim=(32, 32, 32),
+        conv_stride=(5, 2, 2),
+        conv_kernel=(10, 3, 3),
+        num_conv_pos_embeddings=16,
+        num_conv_pos_embedding_groups=4,
+        feat_extract_norm="layer",
+        do_stable_layer_norm=True,
+        apply_spec_augment=False,
+    )
+    return HubertModel(config)
+
+
 def _ultralytics(yaml: str, task: str, size: int) -> Callable[[], ModelSpec]:
     """An Ultralytics network from the yaml its wheel ships (AGPL-3.0: imported only in this campaign)."""
 
@@ -478,6 +596,14 @@ _SEQUENCE_MODELS: dict[str, Callable[[], ModelSpec]] = {
         _whisper_decoder, ("input_ids", "encoder_hidden_states"), _ids_and_encoder_states
     ),
     "wav2vec2": _sequence(_wav2vec2, ("input_values",), _audio),
+    "falcon": _sequence(_falcon, ("input_ids",), _token_ids),
+    "qwen3": _sequence(_qwen3, ("input_ids",), _token_ids),
+    "modernbert": _sequence(_modernbert, ("input_ids",), _token_ids),
+    "bart": _sequence(_bart, ("input_ids",), _token_ids),
+    "fnet": _sequence(_fnet, ("input_ids",), _token_ids),
+    "mamba": _sequence(_mamba, ("input_ids",), _token_ids),
+    "hubert_stable": _sequence(_hubert, ("input_values",), _audio),
+    "yolov8n_cls": _ultralytics("yolov8n-cls.yaml", "classify", 64),
     "yolo11n": _ultralytics("yolo11n.yaml", "detect", 128),
     "yolov8n_pose": _ultralytics("yolov8n-pose.yaml", "pose", 128),
     "yolov8n_seg": _ultralytics("yolov8n-seg.yaml", "segment", 128),
