@@ -14,7 +14,10 @@ reasons.
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
 regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
 autocast-disabled attention, arm/passes/int64_to_int32_test.py for token ids, arm/ops/addcmul.py's
-cases for ConvNeXt-V2). models/README.md has the results, per model and target.
+cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fill's
+``key_padding_built_from_shapes`` and gather's ``constant_index_per_row`` for DeBERTa-v2,
+scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART). models/README.md has the
+results, per model and target.
 """
 
 from __future__ import annotations
