@@ -14,7 +14,10 @@ reasons.
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
 regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
 autocast-disabled attention, arm/passes/int64_to_int32_test.py for token ids, arm/ops/addcmul.py's
-cases for ConvNeXt-V2). models/README.md has the results, per model and target.
+cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fill's
+``key_padding_built_from_shapes`` and gather's ``constant_index_per_row`` for DeBERTa-v2,
+scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART). models/README.md has the
+results, per model and target.
 """
 
 from __future__ import annotations
@@ -211,6 +214,405 @@ def _image(size: int) -> Callable[[], list[tuple[torch.Tensor]]]:
     return lambda: seeded_inputs((1, 3, size, size), count=CALIBRATION_SAMPLES)
 
 
+# --- Session 8: more sequence, speech and detector models (decoders with other attention forms,
+# encoders with relative or learned positions, a speech front end, detectors' other heads). ---
+
+
+class _Output(nn.Module):
+    """A transformers model called with named inputs, returning the output at ``index``."""
+
+    def __init__(self, model: nn.Module, keywords: tuple[str, ...], index: int = 0):
+        super().__init__()
+        self.model = model
+        self.keywords = keywords
+        self.index = index
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        return self.model(**dict(zip(self.keywords, inputs)))[self.index]
+
+
+def _sequence(
+    make: Callable[[], nn.Module],
+    keywords: tuple[str, ...],
+    inputs: Callable[[], list[tuple[torch.Tensor, ...]]],
+    index: int = 0,
+) -> Callable[[], ModelSpec]:
+    def factory() -> ModelSpec:
+        torch.manual_seed(0)
+        model = make()
+        if hasattr(model, "config"):
+            model.config.use_cache = False
+        samples = inputs()
+        return ModelSpec(_Output(model.eval(), keywords, index), samples[0], samples)
+
+    return factory
+
+
+def _decoder_config(config_class: type, **kwargs: object) -> object:
+    """A tiny causal decoder: hidden 64, 2 layers, 4 heads, vocab 256, 32 positions."""
+    sizes: dict[str, object] = dict(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=32,
+    )
+    sizes.update(kwargs)
+    return config_class(**sizes)
+
+
+def _mistral() -> nn.Module:
+    from transformers import MistralConfig, MistralForCausalLM
+
+    # Sliding-window attention: a window of 8 over 16 tokens, so the mask is a band, not a triangle.
+    return MistralForCausalLM(_decoder_config(MistralConfig, num_key_value_heads=2, sliding_window=8))
+
+
+def _gemma2() -> nn.Module:
+    from transformers import Gemma2Config, Gemma2ForCausalLM
+
+    # Tanh soft-capping of attention scores and logits, GeGLU MLP, (1 + w) RMSNorm with sandwich norms,
+    # embeddings scaled by sqrt(hidden), local (window 8) and global layers alternating.
+    config = _decoder_config(
+        Gemma2Config, num_key_value_heads=2, head_dim=16, sliding_window=8, query_pre_attn_scalar=16
+    )
+    return Gemma2ForCausalLM(config)
+
+
+def _llama32() -> nn.Module:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    # Llama-3.2's rotary scaling ("llama3": low frequencies divided by 8, a smooth band between),
+    # tied embeddings, GQA: the rotary table is computed from the scaled frequencies at run time.
+    rope = {
+        "rope_type": "llama3",
+        "rope_theta": 500000.0,
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8,
+    }
+    config = _decoder_config(LlamaConfig, num_key_value_heads=2, rope_parameters=rope, tie_word_embeddings=True)
+    return LlamaForCausalLM(config)
+
+
+def _opt() -> nn.Module:
+    from transformers import OPTConfig, OPTForCausalLM
+
+    # Learned positions read at cumsum(attention_mask) + 2, ReLU MLP, a projection out of a smaller
+    # word-embedding width.
+    config = OPTConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        ffn_dim=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=32,
+        word_embed_proj_dim=32,
+    )
+    return OPTForCausalLM(config)
+
+
+def _pythia() -> nn.Module:
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+
+    # GPT-NeoX (Pythia): rotary on a quarter of each head, parallel attention and MLP residuals, fused qkv.
+    config = _decoder_config(GPTNeoXConfig, partial_rotary_factor=0.25, use_parallel_residual=True)
+    return GPTNeoXForCausalLM(config)
+
+
+def _bloom() -> nn.Module:
+    from transformers import BloomConfig, BloomForCausalLM
+
+    # ALiBi: per-head linear position biases built from the attention mask's cumsum, no position table.
+    return BloomForCausalLM(BloomConfig(vocab_size=_VOCABULARY, hidden_size=64, n_layer=2, n_head=4))
+
+
+def _roberta() -> nn.Module:
+    from transformers import RobertaConfig, RobertaModel
+
+    # Position ids computed from the token ids at run time (cumsum of ids != pad, offset by pad + 1).
+    config = RobertaConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        max_position_embeddings=40,
+    )
+    return RobertaModel(config, add_pooling_layer=False)
+
+
+def _deberta_v2() -> nn.Module:
+    from transformers import DebertaV2Config, DebertaV2Model
+
+    # Disentangled attention: content-to-position and position-to-content scores gathered at
+    # log-bucketed relative positions, shared relative embeddings, no absolute positions.
+    config = DebertaV2Config(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        max_position_embeddings=32,
+        relative_attention=True,
+        position_buckets=8,
+        max_relative_positions=32,
+        pos_att_type=["p2c", "c2p"],
+        position_biased_input=False,
+        norm_rel_ebd="layer_norm",
+        share_att_key=True,
+    )
+    return DebertaV2Model(config)
+
+
+def _clip_text() -> nn.Module:
+    from transformers import CLIPTextConfig, CLIPTextModel
+
+    # Causal text encoder whose pooled output is the hidden state at each row's largest id (argmax + index).
+    config = CLIPTextConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=32,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return CLIPTextModel(config)
+
+
+_DECODER_TOKENS = 8
+_ENCODER_FRAMES = 16
+
+
+def _whisper_decoder() -> nn.Module:
+    from transformers import WhisperConfig
+    from transformers.models.whisper.modeling_whisper import WhisperDecoder
+
+    # The decoder over 8 ids: causal self-attention, cross-attention to 16 encoder frames, learned positions.
+    config = WhisperConfig(
+        vocab_size=_VOCABULARY,
+        d_model=64,
+        decoder_layers=2,
+        decoder_attention_heads=4,
+        decoder_ffn_dim=128,
+        max_target_positions=16,
+        max_source_positions=_ENCODER_FRAMES,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=1,
+    )
+    return WhisperDecoder(config)
+
+
+def _ids_and_encoder_states() -> list[tuple[torch.Tensor, ...]]:
+    generator = torch.Generator().manual_seed(0)
+    return [
+        (
+            torch.randint(0, _VOCABULARY, (1, _DECODER_TOKENS), generator=generator),
+            torch.randn((1, _ENCODER_FRAMES, 64), generator=generator),
+        )
+        for _ in range(CALIBRATION_SAMPLES)
+    ]
+
+
+def _wav2vec2() -> nn.Module:
+    from transformers import Wav2Vec2Config, Wav2Vec2Model
+
+    # Raw audio in: a strided Conv1d feature encoder with GroupNorm on its first layer, a feature
+    # projection, a grouped positional Conv1d (weight-normalised) and a post-norm encoder.
+    config = Wav2Vec2Config(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        conv_dim=(32, 32, 32),
+        conv_stride=(5, 2, 2),
+        conv_kernel=(10, 3, 3),
+        num_conv_pos_embeddings=16,
+        num_conv_pos_embedding_groups=4,
+        feat_extract_norm="group",
+        do_stable_layer_norm=False,
+        apply_spec_augment=False,
+    )
+    return Wav2Vec2Model(config)
+
+
+def _audio() -> list[tuple[torch.Tensor]]:
+    return seeded_inputs((1, 640), count=CALIBRATION_SAMPLES)  # 640 samples -> 31 frames of 20
+
+
+def _falcon() -> nn.Module:
+    from transformers import FalconConfig, FalconForCausalLM
+
+    # Falcon-7B's layout: multi-query attention (one key/value head), attention and MLP in parallel off
+    # one LayerNorm, rotary positions, GELU.
+    config = FalconConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        multi_query=True,
+        parallel_attn=True,
+        max_position_embeddings=32,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return FalconForCausalLM(config)
+
+
+def _qwen3() -> nn.Module:
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    # RMSNorm on each head's queries and keys before the rotary (QK-norm), GQA.
+    return Qwen3ForCausalLM(_decoder_config(Qwen3Config, num_key_value_heads=2, head_dim=16))
+
+
+def _modernbert() -> nn.Module:
+    from transformers import ModernBertConfig, ModernBertModel
+
+    # Alternating global and local (window 8) attention with rotary positions, GeGLU MLP, bias-free norms.
+    config = ModernBertConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=32,
+        local_attention=8,
+        global_attn_every_n_layers=2,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        cls_token_id=1,
+        sep_token_id=2,
+    )
+    return ModernBertModel(config)
+
+
+def _bart() -> nn.Module:
+    from transformers import BartConfig, BartModel
+
+    # Encoder-decoder from the ids alone: the decoder's ids are the input shifted right (start token,
+    # padding of -100 labels replaced), so integer slicing, cat and masked_fill run on the ids.
+    config = BartConfig(
+        vocab_size=_VOCABULARY,
+        d_model=64,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=128,
+        decoder_ffn_dim=128,
+        max_position_embeddings=32,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+        forced_eos_token_id=2,
+    )
+    return BartModel(config)
+
+
+def _fnet() -> nn.Module:
+    from transformers import FNetConfig, FNetModel
+
+    # Token mixing by a 2-D Fourier transform (the real part of fftn over sequence and hidden) instead of attention.
+    config = FNetConfig(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        intermediate_size=128,
+        max_position_embeddings=32,
+        use_tpu_fourier_optimizations=False,
+    )
+    return FNetModel(config, add_pooling_layer=False)
+
+
+def _mamba() -> nn.Module:
+    from transformers import MambaConfig, MambaForCausalLM
+
+    # A selective state-space model: a causal depthwise Conv1d and a scan over the 16 tokens
+    # (transformers' slow path without its CUDA kernels), no attention.
+    config = MambaConfig(vocab_size=_VOCABULARY, hidden_size=64, state_size=8, num_hidden_layers=2, expand=2)
+    return MambaForCausalLM(config)
+
+
+def _hubert() -> nn.Module:
+    from transformers import HubertConfig, HubertModel
+
+    # HuBERT-large's "stable" layout: LayerNorm after every feature-encoder convolution (channels
+    # transposed around it) and a pre-norm encoder.
+    config = HubertConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        conv_dim=(32, 32, 32),
+        conv_stride=(5, 2, 2),
+        conv_kernel=(10, 3, 3),
+        num_conv_pos_embeddings=16,
+        num_conv_pos_embedding_groups=4,
+        feat_extract_norm="layer",
+        do_stable_layer_norm=True,
+        apply_spec_augment=False,
+    )
+    return HubertModel(config)
+
+
+def _ultralytics(yaml: str, task: str, size: int) -> Callable[[], ModelSpec]:
+    """An Ultralytics network from the yaml its wheel ships (AGPL-3.0: imported only in this campaign)."""
+
+    def factory() -> ModelSpec:
+        from ultralytics import YOLO
+
+        torch.manual_seed(0)
+        module = YOLO(yaml, task=task).model
+        head = module.model[-1]
+        if hasattr(head, "export"):
+            head.export = True  # the exporter's mode: decoded outputs alone
+        samples = seeded_inputs((1, 3, size, size), count=CALIBRATION_SAMPLES)
+        reestimate_batch_norm(module, samples)
+        with torch.no_grad():
+            module(samples[0][0])  # caches anchors and strides at the export size, as Ultralytics' exporter does
+        return ModelSpec(module.eval(), samples[0], samples)
+
+    return factory
+
+
+_SEQUENCE_MODELS: dict[str, Callable[[], ModelSpec]] = {
+    "mistral": _sequence(_mistral, ("input_ids",), _token_ids),
+    "gemma2": _sequence(_gemma2, ("input_ids",), _token_ids),
+    "llama32_rope": _sequence(_llama32, ("input_ids",), _token_ids),
+    "opt": _sequence(_opt, ("input_ids",), _token_ids),
+    "pythia": _sequence(_pythia, ("input_ids",), _token_ids),
+    "bloom": _sequence(_bloom, ("input_ids",), _token_ids),
+    "roberta": _sequence(_roberta, ("input_ids",), _token_ids),
+    "deberta_v2": _sequence(_deberta_v2, ("input_ids",), _token_ids),
+    "clip_text_pooled": _sequence(_clip_text, ("input_ids",), _token_ids, index=1),
+    "whisper_decoder": _sequence(
+        _whisper_decoder, ("input_ids", "encoder_hidden_states"), _ids_and_encoder_states
+    ),
+    "wav2vec2": _sequence(_wav2vec2, ("input_values",), _audio),
+    "falcon": _sequence(_falcon, ("input_ids",), _token_ids),
+    "qwen3": _sequence(_qwen3, ("input_ids",), _token_ids),
+    "modernbert": _sequence(_modernbert, ("input_ids",), _token_ids),
+    "bart": _sequence(_bart, ("input_ids",), _token_ids),
+    "fnet": _sequence(_fnet, ("input_ids",), _token_ids),
+    "mamba": _sequence(_mamba, ("input_ids",), _token_ids),
+    "hubert_stable": _sequence(_hubert, ("input_values",), _audio),
+    "yolov8n_cls": _ultralytics("yolov8n-cls.yaml", "classify", 64),
+    "yolo11n": _ultralytics("yolo11n.yaml", "detect", 128),
+    "yolov8n_pose": _ultralytics("yolov8n-pose.yaml", "pose", 128),
+    "yolov8n_seg": _ultralytics("yolov8n-seg.yaml", "segment", 128),
+}
+
+
 MODELS: dict[str, Callable[[], ModelSpec]] = {
     # transformers, tiny configs
     "gpt2": _transformers(_gpt2, "input_ids", _token_ids),
@@ -243,6 +645,7 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
     # on the zoo list at 64x64 and 256x256; at 224x224 it once segfaulted Vela on the U55
     "mobilevit_xxs_224": _timm("mobilevit_xxs", 224),
 }
+MODELS.update(_SEQUENCE_MODELS)
 
 
 def compile_one(name: str, spec: ModelSpec, target_name: str) -> dict[str, object]:

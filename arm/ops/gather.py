@@ -5,6 +5,13 @@ which TOSA GATHER's [N, K, C] row lookup expresses only with the tensor flattene
 each position's flat offset as its index. For constant indices the offsets are computed at compile
 time; for runtime indices they are ``index * stride[dim] + offset of p with p[dim] = 0`` in int32 (MUL
 and ADD, which both TOSA profiles have for int32). Quantized, the output keeps the input's grid.
+
+The Ethos-U55 has no GATHER and Vela 5.2.0 runs none on the U85 (arm/ops/common/gather.py). There a
+constant index along the last axis, as DeBERTa-v2's disentangled attention picks each query's scores
+at its relative positions (``gather(c2p, -1, c2p_pos)``, the index folded from shapes), is a one-hot
+MATMUL instead: x's rows [R, 1, K] times a constant [R, K, W] int8 with one 1 per column (row r,
+column j: a 1 at k = index[r, j]). With x's zero point given to MATMUL, each int32 result is the
+picked code minus the zero point, exactly; one RESCALE puts it on the output grid.
 """
 
 from __future__ import annotations
@@ -17,25 +24,61 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+from arm.fallback import LoweringError
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.gather import gather, indices_reason
+from arm.ops.common.gather import MAX_ONE_HOT_BYTES, gather, indices_reason
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.support import first_reason, float8_moved, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, float8_moved, profile_reason, rank_reason
+from arm.ops.common.unary import int8_reason
+from arm.ops.matmul import matmul_values
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
-from arm.tosa.rescale import requantize
+from arm.tosa.quantization import QParams
+from arm.tosa.rescale import from_int32, requantize
 from arm.tosa.specification import TosaSpecification
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, index = node.args[:3]
     return first_reason(
-        indices_reason(node, index, spec),
+        _one_hot_reason(node, spec) if _is_ethos_u(spec) else indices_reason(node, index, spec),
         None if spec.is_fp and float8_moved(spec, [x, node]) else profile_reason(node, spec, [x]),  # float8 rows move
         rank_reason(node, shape_of(x)),
     )
+
+
+def _is_ethos_u(spec: TosaSpecification) -> bool:
+    return spec.is_int and (spec.has("u55") or spec.has("u85"))
+
+
+def _one_hot_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """Why an Ethos-U gather is not a one-hot MATMUL (see the module doc); None when it is."""
+    x, dim, index = node.args[:3]
+    x_shape, index_shape = shape_of(x), shape_of(index)
+    no_gather = f"{describe(node)}: Vela 5.2.0 runs no GATHER on the Ethos-U, and the one-hot MATMUL that stands in"
+    if not isinstance(index, Node) or index.op != "placeholder":
+        return f"{no_gather} for it needs a constant index, but {index} is computed at run time; it runs on the CPU"
+    if dim % len(x_shape) != len(x_shape) - 1:
+        return f"{no_gather} for it selects along the last axis only, not dim {dim}; it runs on the CPU"
+    if tuple(x_shape[:-1]) != tuple(index_shape[:-1]):
+        return (
+            f"{no_gather} for it needs the index's leading dims {tuple(index_shape[:-1])} to be x's "
+            f"{tuple(x_shape[:-1])}; it runs on the CPU"
+        )
+    size = _one_hot_bytes(x_shape, index_shape)
+    if size > MAX_ONE_HOT_BYTES:
+        return (
+            f"{no_gather} for it would need a {size}-byte one-hot constant (more than {MAX_ONE_HOT_BYTES}); "
+            "it runs on the CPU"
+        )
+    # Vela 5.2.0 has no int16 MATMUL on the U55 (arm/ops/matmul.py); int8 on both keeps one rule.
+    return int8_reason(node, spec, [x])
+
+
+def _one_hot_bytes(x_shape: tuple[int, ...], index_shape: tuple[int, ...]) -> int:
+    return math.prod(index_shape[:-1]) * x_shape[-1] * index_shape[-1]
 
 
 def annotate_gather(node: Node, config: QuantizationConfig) -> None:
@@ -51,6 +94,8 @@ def flat_offsets(shape: tuple[int, ...], dim: int, index: np.ndarray) -> np.ndar
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, dim, index = node.args[:3]
+    if _is_ethos_u(ctx.spec):
+        return _one_hot_selection(ctx, node)
     shape = shape_of(x)
     dim %= len(shape)
     value = ctx.value(x)
@@ -64,6 +109,37 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         flat = reshape(ctx.graph, ctx.value(index), (1, math.prod(shape_of(index))), name=f"{node.name}_index")
         chosen = _runtime_offsets(ctx, flat, shape, dim, shape_of(index), name=f"{node.name}_offsets")
     return reshape(ctx.graph, gather(ctx, table, chosen, name=f"{node.name}_elements"), shape_of(node), name=node.name)
+
+
+def one_hot_selectors(index: np.ndarray, width: int) -> np.ndarray:
+    """[R, K, W] int8 for an [..., W] index into rows of ``width`` (K) values: a 1 at (r, index[r, j], j)."""
+    rows = index.reshape(-1, index.shape[-1]).astype(np.int64) % width
+    return (rows[:, None, :] == np.arange(width)[None, :, None]).astype(np.int8)
+
+
+def _one_hot_selection(ctx: LoweringContext, node: Node) -> TosaValue:
+    """The Ethos-U form (module doc): x's rows times constant one-hot columns, then one RESCALE."""
+    x, _, index = node.args[:3]
+    if not ctx.is_constant(index):
+        # A model input of int32 passes support's placeholder test; the flow lowers again with it on the CPU.
+        reason = f"{describe(node)}: the one-hot selection needs a constant index, but {index.name} is a model input"
+        raise LoweringError((node.name,), reason)
+    x_shape = shape_of(x)
+    selectors = one_hot_selectors(ctx.constant(index).numpy(), x_shape[-1])
+    rows = selectors.shape[0]
+    value = ctx.quantized_value(x)
+    lhs = reshape(ctx.graph, value, (rows, 1, x_shape[-1]), name=f"{node.name}_rows")
+    # On a grid of scale 1 and zero point 0 the selector codes are the reals 0 and 1.
+    rhs = ctx.graph.add_const(f"{node.name}_selectors", selectors, qparams=QParams((1.0,), 0, np.dtype(np.int8)))
+    picked = matmul_values(ctx, lhs, rhs, name=f"{node.name}_picked")
+    output = from_int32(
+        ctx.graph,
+        picked,
+        name=f"{node.name}_rescaled",
+        accumulator_scales=[value.qparams.scale],
+        output=ctx.output_qparams(node),
+    )
+    return reshape(ctx.graph, output, shape_of(node), name=node.name)
 
 
 def _runtime_offsets(
@@ -116,6 +192,9 @@ TEST_CASES = {
         _GatherConstant(2, _index(0, 6, (2, 3, 4))), random_inputs(0, (2, 4, 6)), cpu_targets=_ETHOS_U
     ),
     "first_dim": OpTestCase(_GatherConstant(0, _index(1, 5, (3, 7))), random_inputs(1, (5, 7)), cpu_targets=_ETHOS_U),
+    # DeBERTa-v2's form: each row's values picked at a constant index of the row's own (relative
+    # positions); on the Ethos-U a one-hot MATMUL.
+    "constant_index_per_row": OpTestCase(_GatherConstant(-1, _index(3, 16, (2, 8, 8))), random_inputs(3, (2, 8, 16))),
     "runtime_index": OpTestCase(
         FunctionModule(gather_by_input), (*random_inputs(2, (3, 8, 2)), _index(2, 8, (3, 5, 2))), cpu_targets=_ETHOS_U
     ),

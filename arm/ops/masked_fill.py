@@ -61,12 +61,24 @@ def _hiding_reason(node: Node, scores: Node, mask: Node, spec: TosaSpecification
             f"{describe(node)}: input {scores.name} is not quantized; {spec} needs int8 scores "
             "(quantize the model with the Arm quantizer, or use the FP profile)"
         )
-    if mask.op != "placeholder":
+    if mask.op != "placeholder" and not _folds_before_partitioning(mask):
         return (
             f"{describe(node)}: the mask {mask.name} is computed at run time; {spec} lowers a masked softmax "
             "with a constant mask only (build it from shapes alone, e.g. torch.ones(n, n).tril(), so it folds)"
         )
     return None
+
+
+def _folds_before_partitioning(mask: Node) -> bool:
+    """An ATen mask computed from constants alone (DeBERTa's ``~(ones * ones)`` padding mask).
+
+    The partitioner asks this rule on the ATen graph too, to choose which masked_fills to_edge keeps
+    whole; there such a mask is not yet a placeholder, but arm/passes/fold_constants.py makes it one
+    before partitioning, where this rule is asked again on the edge node (a mask that did not fold is
+    refused there). Refusing it here had to_edge split the masked_fill into a float where, which left
+    the softmax behind it and the where on the CPU (DeBERTa-v2: 3 partitions on tosa-INT).
+    """
+    return isinstance(mask.target, torch._ops.OpOverload) and _is_constant_mask(mask)
 
 
 def _is_constant_mask(mask: Node) -> bool:
@@ -133,6 +145,20 @@ class PaddingFill(torch.nn.Module):
         return x.masked_fill(self.hidden, self.fill)
 
 
+class KeyPaddingBuiltFromShapes(torch.nn.Module):
+    """A key-padding mask the model builds from shapes at run time (DeBERTa-v2's ``~(ones * ones)``):
+    no constant in the exported graph until arm/passes/fold_constants.py folds it."""
+
+    def __init__(self, padding: int):
+        super().__init__()
+        self.padding = padding
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        keys = scores.shape[-1]
+        kept = torch.arange(keys) < keys - self.padding
+        return scores.masked_fill(~kept, torch.finfo(scores.dtype).min).softmax(-1)
+
+
 # TOSA-1.0+INT (the tosa_INT and vgf_INT targets) has no int16.
 _NO_INT16 = ("tosa_INT", "vgf_INT")
 
@@ -143,6 +169,7 @@ TEST_CASES = {
         FunctionModule(below_minus_one_to_minus_one), random_inputs(1, (3, 8), (3, 8)), cpu_targets=("u55_INT",)
     ),
     "causal_softmax": OpTestCase(CausalSoftmax(8), random_inputs(0, (1, 2, 8, 8))),
+    "key_padding_built_from_shapes": OpTestCase(KeyPaddingBuiltFromShapes(3), random_inputs(3, (1, 2, 4, 12))),
     "padding_fill": OpTestCase(PaddingFill(12, 0.5), random_inputs(1, (2, 5, 12))),
     "padding_fill_a16w8": OpTestCase(
         PaddingFill(12, -1.0),

@@ -43,3 +43,39 @@ class AtenBuilder:
 
 def shape(node: Node) -> tuple[int, ...]:
     return tuple(int(extent) for extent in node.meta["val"].shape)
+
+
+# Ops that pass a tensor's layout on to a view after them (a transpose of a tensor laid out the other way
+# round is contiguous).
+_LAYOUT_CARRIERS = (
+    torch.ops.aten.transpose.int,
+    torch.ops.aten.permute.default,
+    torch.ops.aten.view.default,
+    torch.ops.aten._unsafe_view.default,
+    torch.ops.aten.reshape.default,
+)
+_VIEWS = (torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default)
+
+
+def reshape_views_downstream(node: Node) -> list[Node]:
+    """Makes the views that read ``node`` through transposes and views reshapes; returns them.
+
+    A decomposition changes the memory layout of what it replaces: CPU sdpa returns its [B, H, S, D]
+    result laid out as [B, S, H, D], so torch.export traced BART's ``sdpa(...).transpose(1, 2).reshape(...)``
+    as a view of a contiguous tensor, and after the matmul decomposition the same view of the now
+    transposed tensor failed in calibration ("view size is not compatible with input tensor's size and
+    stride"). A reshape computes the same values whatever the layout; re-export makes it a view again
+    where the tensor is contiguous.
+    """
+    changed: list[Node] = []
+    pending, seen = list(node.users), set()
+    while pending:
+        user = pending.pop()
+        if user in seen or user.op != "call_function" or user.target not in _LAYOUT_CARRIERS:
+            continue
+        seen.add(user)
+        if user.target in _VIEWS:
+            user.target = torch.ops.aten.reshape.default
+            changed.append(user)
+        pending.extend(user.users)
+    return changed

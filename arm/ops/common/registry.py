@@ -17,6 +17,7 @@ from torch.fx import GraphModule, Node
 
 import arm.ops
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.aten_rewrite import reshape_views_downstream
 from arm.ops.common.node_info import describe
 from arm.ops.common.op_test_case import OpTestCase
 from arm.tosa.quantization import is_dequantize, is_quantize
@@ -118,6 +119,7 @@ def decompose_for_quantization(model: GraphModule) -> GraphModule:
     for node in list(model.graph.nodes):
         arm_op = for_aten_node(node)
         if arm_op is not None and arm_op.decompose_for_quantization is not None:
+            reshape_views_downstream(node)  # the pieces' layout is not the op's: see there
             arm_op.decompose_for_quantization(node)
             changed = True
     if changed:

@@ -1,0 +1,84 @@
+"""aten.baddbmm (beta * input + alpha * batch1 @ batch2), before quantization, as bmm, mul and add.
+
+Bloom's attention adds its ALiBi position biases this way: ``alibi.baddbmm(q, k, beta=1, alpha=1/sqrt(d))``.
+pt2e annotated nothing in the whole node, and to_edge then split it into bmm, mul and add that nobody
+had quantized: the two score products of a 2-layer Bloom and what they feed stayed float on the CPU, in
+3 partitions. Before annotation (``decompose_for_quantization``) the node becomes aten.bmm, a mul by
+each factor other than 1 and the add, each quantized on its own grid and lowered by matmul.py, mul.py
+and add.py, as addmm is. In FP, to_edge's own split into bmm, mul and add is lowered by those ops'
+files, so no edge operator is left to lower here.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.fx import Node
+
+from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.aten_rewrite import AtenBuilder
+from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.quantizer.quantization_config import QuantizationConfig
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue
+from arm.tosa.specification import TosaSpecification
+
+
+def _factors(node: Node) -> tuple[float, float]:
+    """(beta, alpha)."""
+    return node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
+
+
+def decompose(node: Node) -> None:
+    """baddbmm -> add(mul(bmm(batch1, batch2), alpha), mul(input, beta)), leaving out factors of 1 and a
+    beta of 0 (torch then ignores the input, NaNs included)."""
+    bias, lhs, rhs = node.args[:3]
+    beta, alpha = _factors(node)
+    build = AtenBuilder(node)
+    result = build.call(torch.ops.aten.bmm.default, lhs, rhs)
+    if alpha != 1:
+        result = build.call(torch.ops.aten.mul.Tensor, result, float(alpha))
+    if beta != 0:
+        scaled_bias = bias if beta == 1 else build.call(torch.ops.aten.mul.Tensor, bias, float(beta))
+        result = build.call(torch.ops.aten.add.Tensor, result, scaled_bias)
+    node.replace_all_uses_with(result)
+
+
+def support(node: Node, spec: TosaSpecification) -> str | None:
+    return None  # never reached: no edge operator is lowered here (see the module doc)
+
+
+def annotate_baddbmm(node: Node, config: QuantizationConfig) -> None:
+    """Nothing: the node was decomposed before annotation."""
+
+
+def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+    raise NotImplementedError(f"{node.name}: baddbmm has no edge operator of its own to lower")
+
+
+def alibi_scores(bias: torch.Tensor, queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Bloom's form: per-head position biases [B*H, 1, S] broadcast over the scaled score rows."""
+    return bias.baddbmm(queries, keys, beta=1.0, alpha=0.25)
+
+
+def scaled(bias: torch.Tensor, lhs: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+    return torch.baddbmm(bias, lhs, rhs, beta=0.5, alpha=2.0)
+
+
+TEST_CASES = {
+    "alibi_broadcast_bias": OpTestCase(
+        FunctionModule(alibi_scores), random_inputs(0, (4, 1, 6), (4, 6, 16), (4, 16, 6))
+    ),
+    # Both factors, a full [B, M, N] input.
+    "scaled": OpTestCase(FunctionModule(scaled), random_inputs(1, (2, 3, 5), (2, 3, 7), (2, 7, 5))),
+}
+
+OP = ArmOp(
+    name="baddbmm",
+    edge_targets=(),
+    aten_targets=(torch.ops.aten.baddbmm.default,),
+    support=support,
+    annotate=annotate_baddbmm,
+    lower=lower,
+    test_cases=TEST_CASES,
+    decompose_for_quantization=decompose,
+)
