@@ -2,8 +2,10 @@
 -> TOSA SCATTER of v's rows into x viewed as [before, indexed, after]; quantized, x, v and the output
 share one int8 grid (SCATTER copies codes).
 
-Index tensors on adjacent dims (broadcast against each other) are one flat row position each:
+Index tensors (broadcast against each other) are one flat row position each in the indexed dims,
 ``sum(index_d * stride_d)``, folded at compile time for constants and int32 MUL and ADD at run time.
+Indexed dims that are not adjacent (``x[i, :, j]``) move to the front first by a TRANSPOSE, which is
+where PyTorch lays out their written values too.
 Repeated positions (two writes of one row) are legal in PyTorch, where the last write wins, but not
 in TOSA SCATTER: common/scatter.py sends every overwritten write to a spare row. accumulate=True adds
 into x, which SCATTER cannot: it stays on the CPU, and so does every index_put on Ethos-U (Vela 5.2.0
@@ -23,6 +25,7 @@ from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.fixed_point import Int32Emitter
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.scatter import scatter_rows
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
@@ -31,6 +34,7 @@ from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.layout import transpose
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
@@ -43,10 +47,16 @@ def _index_tensors(node: Node) -> list[tuple[int, Node]]:
     return [(dim, index) for dim, index in enumerate(node.args[1]) if index is not None]
 
 
-def _first_dim(node: Node) -> int | None:
-    """The first indexed dim when the indexed dims are adjacent (``x[:, i, j]``); None otherwise."""
+def _view(node: Node) -> tuple[tuple[int, ...] | None, tuple[int, ...], int]:
+    """(permutation, shape, first indexed dim) of the x that SCATTER writes. Adjacent indexed dims
+    (``x[:, i, j]``) keep x as it is; others move to the front (no permutation when already there),
+    which is also where PyTorch puts their broadcast shape in the written values (``x[i, :, j]``)."""
+    shape = shape_of(node.args[0])
     dims = [dim for dim, _ in _index_tensors(node)]
-    return dims[0] if dims and dims == list(range(dims[0], dims[0] + len(dims))) else None
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        return None, shape, dims[0]
+    permutation = (*dims, *(dim for dim in range(len(shape)) if dim not in dims))
+    return permutation, tuple(shape[dim] for dim in permutation), 0
 
 
 def _index_shape(node: Node) -> tuple[int, ...]:
@@ -55,14 +65,16 @@ def _index_shape(node: Node) -> tuple[int, ...]:
 
 
 def _written_shape(node: Node) -> tuple[int, ...]:
-    """The shape of what the write puts into x: x's indexed dims replaced by the indices' shape."""
-    shape, first, count = shape_of(node.args[0]), _first_dim(node), len(_index_tensors(node))
+    """The shape of what the write puts into x: the view's indexed dims replaced by the indices' shape."""
+    _, shape, first = _view(node)
+    count = len(_index_tensors(node))
     return (*shape[:first], *_index_shape(node), *shape[first + count :])
 
 
 def _rows_shape(node: Node) -> tuple[int, int, int, int]:
     """(before, indexed rows, written rows, after) of the [before, indexed, after] view SCATTER writes."""
-    shape, first, count = shape_of(node.args[0]), _first_dim(node), len(_index_tensors(node))
+    _, shape, first = _view(node)
+    count = len(_index_tensors(node))
     return (
         math.prod(shape[:first]),
         math.prod(shape[first : first + count]),
@@ -84,11 +96,8 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
                 f"{describe(node)}: index {index.name} is {dtype_of(index)}; TOSA has no int64 or bool index, "
                 "so pass int32 indices (a bool mask is a data-dependent write: use torch.where)"
             )
-    if not indices or _first_dim(node) is None:
-        return (
-            f"{describe(node)}: the indexed dims {[dim for dim, _ in indices]} are not adjacent; only index tensors "
-            "on adjacent dims (x[:, i, j] = v) are lowered, as a SCATTER"
-        )
+    if not indices:
+        return f"{describe(node)}: no index tensor (every index is None); write the values with copy_ instead"
     if not isinstance(values, Node):
         return f"{describe(node)}: the written values must be a tensor"
     expected = _written_shape(node)
@@ -97,6 +106,8 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
             f"{describe(node)}: values {values.name} of shape {shape_of(values)} do not broadcast to the written "
             f"rows {expected}; give values of that shape (or one that broadcasts to it)"
         )
+    if is_integer_arithmetic(node):  # int8/int16/int32 data, not quantized reals: SCATTER moves it as it is
+        return integer_data_support(node, spec)
     return first_reason(profile_reason(node, spec, [x, values]), rank_reason(node, shape_of(x)))
 
 
@@ -108,8 +119,11 @@ def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 
 def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
-    """x, the written values and the result share x's grid: SCATTER moves int8 codes unchanged."""
-    x, _, values = node.args[:3]
+    """x, the written values and the result share x's grid: SCATTER moves int8 codes unchanged.
+
+    ``x.index_copy(dim, index, source)`` is still index_copy when pt2e annotates (to_edge makes it an
+    index_put with ``dim`` leading Nones), with the values last."""
+    x, values = (node.args[0], node.args[3]) if node.target == torch.ops.aten.index_copy.default else (node.args[0], node.args[2])
     shared = SharedQuantizationSpec((x, node))
     inputs = {x: config.activation}
     if isinstance(values, Node) and values is not x:
@@ -121,24 +135,30 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, _, values = node.args[:3]
     before, size, rows, after = _rows_shape(node)
     base, written = ctx.value(x), ctx.value(values)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         output = ctx.output_qparams(node)
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         written = requantize(ctx.graph, written, name=f"{node.name}_values_rescaled", output=output)
+    permutation, view_shape, _ = _view(node)
+    if permutation is not None:
+        base = transpose(ctx.graph, base, permutation, name=f"{node.name}_indexed_first")
     base = reshape(ctx.graph, base, (before, size, after), name=f"{node.name}_base")
     if written.shape != _written_shape(node):  # values that broadcast (a row written to every row)
         written = broadcast_value(ctx, written, _written_shape(node), name=f"{node.name}_values_broadcast")
     written = reshape(ctx.graph, written, (before, rows, after), name=f"{node.name}_rows")
     result = scatter_rows(ctx.graph, base, _positions(node, ctx), written, name=node.name)
-    return reshape(ctx.graph, result, shape_of(node), name=node.name)
+    if permutation is None:
+        return reshape(ctx.graph, result, shape_of(node), name=node.name)
+    result = reshape(ctx.graph, result, view_shape, name=f"{node.name}_view")
+    return transpose(ctx.graph, result, tuple(int(axis) for axis in np.argsort(permutation)), name=node.name)
 
 
 def _positions(node: Node, ctx: LoweringContext) -> np.ndarray | TosaValue:
     """Each written row's flat position in the indexed dims: numbers for constant indices (negative
     ones counted from the end), else a [1, W] int32 tensor."""
-    shape, first = shape_of(node.args[0]), _first_dim(node)
+    _, shape, first = _view(node)
     indices = _index_tensors(node)
-    sizes = [shape[dim] for dim, _ in indices]
+    sizes = list(shape[first : first + len(indices)])
     strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
     index_shape = _index_shape(node)
     if all(ctx.is_constant(index) for _, index in indices):
@@ -190,6 +210,16 @@ def write_cells_by_input(x: torch.Tensor, rows: torch.Tensor, columns: torch.Ten
     return torch.index_put(x, (rows, columns), values)
 
 
+def write_apart_by_input(x: torch.Tensor, rows: torch.Tensor, depths: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """``x[rows, :, depths] = values``: indexed dims 0 and 2, not adjacent, so values are [written, x.shape[1]]."""
+    return torch.ops.aten.index_put.default(x, [rows, None, depths], values)
+
+
+def copy_columns_by_input(x: torch.Tensor, columns: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+    """``x.index_copy(1, columns, source)``: pt2e annotates index_copy, to_edge makes it an index_put."""
+    return x.index_copy(1, columns, source)
+
+
 def accumulate_rows(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return torch.index_put(x, (torch.tensor([0, 2], dtype=torch.int32),), values, accumulate=True)
 
@@ -224,6 +254,22 @@ TEST_CASES = {
         ),
         cpu_targets=_ETHOS_U,
     ),
+    "runtime_apart": OpTestCase(
+        FunctionModule(write_apart_by_input),
+        (
+            random_inputs(13, (2, 3, 4))[0],
+            torch.tensor([1, 0], dtype=torch.int32),
+            torch.tensor([2, 3], dtype=torch.int32),
+            random_inputs(14, (2, 3))[0],
+        ),
+        cpu_targets=_ETHOS_U,
+    ),
+    # int64 columns, as index_copy takes them: the flow narrows them to int32 at the delegate's edge.
+    "index_copy": OpTestCase(
+        FunctionModule(copy_columns_by_input),
+        (random_inputs(11, (3, 4, 2))[0], torch.tensor([2, 0]), 2.0 * random_inputs(12, (3, 2, 2))[0]),
+        cpu_targets=_ETHOS_U,
+    ),
     # One row of values written to both indexed rows of every batch: TILEd to the written rows first.
     "broadcast_values": OpTestCase(
         _WriteRows([0, 2]), (random_inputs(7, (2, 5, 4))[0], 2.0 * random_inputs(8, (4,))[0]), cpu_targets=_ETHOS_U
@@ -234,7 +280,7 @@ TEST_CASES = {
 OP = ArmOp(
     name="index_put",
     edge_targets=(exir_ops.edge.aten.index_put.default,),
-    aten_targets=(torch.ops.aten.index_put.default,),
+    aten_targets=(torch.ops.aten.index_put.default, torch.ops.aten.index_copy.default),
     support=support,
     annotate=annotate_index_put,
     lower=lower,
