@@ -121,9 +121,10 @@ def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
     """x, the written values and the result share x's grid: SCATTER moves int8 codes unchanged.
 
-    ``x.index_copy(dim, index, source)`` is still index_copy when pt2e annotates (to_edge makes it an
-    index_put with ``dim`` leading Nones), with the values last."""
-    x, values = (node.args[0], node.args[3]) if node.target == torch.ops.aten.index_copy.default else (node.args[0], node.args[2])
+    ``x.index_copy(dim, index, source)`` (and index_copy_, in place) is still index_copy when pt2e
+    annotates (to_edge makes it an index_put with ``dim`` leading Nones), with the values last."""
+    copies = node.target in (torch.ops.aten.index_copy.default, torch.ops.aten.index_copy_.default)
+    x, values = (node.args[0], node.args[3]) if copies else (node.args[0], node.args[2])
     shared = SharedQuantizationSpec((x, node))
     inputs = {x: config.activation}
     if isinstance(values, Node) and values is not x:
@@ -280,7 +281,7 @@ TEST_CASES = {
 OP = ArmOp(
     name="index_put",
     edge_targets=(exir_ops.edge.aten.index_put.default,),
-    aten_targets=(torch.ops.aten.index_put.default, torch.ops.aten.index_copy.default),
+    aten_targets=(torch.ops.aten.index_put.default, torch.ops.aten.index_copy.default, torch.ops.aten.index_copy_.default),
     support=support,
     annotate=annotate_index_put,
     lower=lower,
