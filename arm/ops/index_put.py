@@ -1,9 +1,16 @@
-"""aten.index_put (``x[:, idx] = v``, ``x.index_put((idx,), v)``; index_put_ too) -> TOSA SCATTER of v's rows
-into x viewed as [before, dim, after]; quantized, x, v and the output share one int8 grid (SCATTER copies codes).
+"""aten.index_put (``x[:, i] = v``, ``x[i, j] = v``, ``x.index_put((i,), v)``, index_copy; index_put_ too)
+-> TOSA SCATTER of v's rows into x viewed as [before, indexed, after]; quantized, x, v and the output
+share one int8 grid (SCATTER copies codes).
 
-One indexed dim is lowered. TOSA SCATTER writes each row once and forbids writing a row twice, and
-it cannot add: accumulate=True, constant indices that repeat, and runtime indices of more than one
-element (which might repeat) stay on the CPU. A single runtime index, the KV-cache update, is lowered.
+Index tensors (broadcast against each other) are one flat row position each in the indexed dims,
+``sum(index_d * stride_d)``, folded at compile time for constants and int32 MUL and ADD at run time.
+Indexed dims that are not adjacent (``x[i, :, j]``) move to the front first by a TRANSPOSE, which is
+where PyTorch lays out their written values too.
+Repeated positions (two writes of one row) are legal in PyTorch, where the last write wins, but not
+in TOSA SCATTER: common/scatter.py sends every overwritten write to a spare row. accumulate=True adds
+into x, which SCATTER cannot: it stays on the CPU, and so does every index_put on Ethos-U (Vela 5.2.0
+reads no SCATTER; the U55 has none at all). Run-time indices must be in [0, size) (PyTorch's negative
+ones count from the end: that holds for constant indices only).
 """
 
 from __future__ import annotations
@@ -12,21 +19,22 @@ import math
 
 import numpy as np
 import torch
-import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.gather import index_value
+from arm.ops.common.fixed_point import Int32Emitter
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
+from arm.ops.common.scatter import scatter_rows
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.ops.common.tile import broadcast_value
-from arm.ops.index import indexed_dim
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.layout import transpose
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
@@ -35,12 +43,44 @@ def _accumulates(node: Node) -> bool:
     return bool(node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False))
 
 
+def _index_tensors(node: Node) -> list[tuple[int, Node]]:
+    return [(dim, index) for dim, index in enumerate(node.args[1]) if index is not None]
+
+
+def _view(node: Node) -> tuple[tuple[int, ...] | None, tuple[int, ...], int]:
+    """(permutation, shape, first indexed dim) of the x that SCATTER writes. Adjacent indexed dims
+    (``x[:, i, j]``) keep x as it is; others move to the front (no permutation when already there),
+    which is also where PyTorch puts their broadcast shape in the written values (``x[i, :, j]``)."""
+    shape = shape_of(node.args[0])
+    dims = [dim for dim, _ in _index_tensors(node)]
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        return None, shape, dims[0]
+    permutation = (*dims, *(dim for dim in range(len(shape)) if dim not in dims))
+    return permutation, tuple(shape[dim] for dim in permutation), 0
+
+
+def _index_shape(node: Node) -> tuple[int, ...]:
+    """The shape the index tensors broadcast to: one written row per element."""
+    return tuple(torch.broadcast_shapes(*(shape_of(index) for _, index in _index_tensors(node))))
+
+
+def _written_shape(node: Node) -> tuple[int, ...]:
+    """The shape of what the write puts into x: the view's indexed dims replaced by the indices' shape."""
+    _, shape, first = _view(node)
+    count = len(_index_tensors(node))
+    return (*shape[:first], *_index_shape(node), *shape[first + count :])
+
+
 def _rows_shape(node: Node) -> tuple[int, int, int, int]:
-    """(before, dim size, written rows, after) of the [before, dim, after] view SCATTER writes."""
-    x = node.args[0]
-    dim, index = indexed_dim(node)
-    shape = shape_of(x)
-    return math.prod(shape[:dim]), shape[dim], math.prod(shape_of(index)), math.prod(shape[dim + 1 :])
+    """(before, indexed rows, written rows, after) of the [before, indexed, after] view SCATTER writes."""
+    _, shape, first = _view(node)
+    count = len(_index_tensors(node))
+    return (
+        math.prod(shape[:first]),
+        math.prod(shape[first : first + count]),
+        math.prod(_index_shape(node)),
+        math.prod(shape[first + count :]),
+    )
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
@@ -49,35 +89,26 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         return f"{describe(node)}: Ethos-U has no SCATTER (Vela 5.2.0 fails to read one); the write stays on the CPU"
     if _accumulates(node):
         return f"{describe(node)}: accumulate=True adds into x; TOSA SCATTER only writes, so it runs on the CPU"
-    chosen = indexed_dim(node)
-    if chosen is None:
-        return f"{describe(node)}: only one indexed dim (x[:, idx] = v) is lowered, as a SCATTER"
-    dim, index = chosen
-    if dtype_of(index) != torch.int32:
-        return (
-            f"{describe(node)}: index {index.name} is {dtype_of(index)}; TOSA has no int64 or bool index, "
-            "so pass int32 indices (a bool mask is a data-dependent write: use torch.where)"
-        )
+    indices = _index_tensors(node)
+    for _, index in indices:
+        if dtype_of(index) != torch.int32:
+            return (
+                f"{describe(node)}: index {index.name} is {dtype_of(index)}; TOSA has no int64 or bool index, "
+                "so pass int32 indices (a bool mask is a data-dependent write: use torch.where)"
+            )
+    if not indices:
+        return f"{describe(node)}: no index tensor (every index is None); write the values with copy_ instead"
     if not isinstance(values, Node):
         return f"{describe(node)}: the written values must be a tensor"
     expected = _written_shape(node)
-    if math.prod(shape_of(values)) != math.prod(expected) and not _broadcasts(shape_of(values), expected):
+    if not _broadcasts(shape_of(values), expected):
         return (
             f"{describe(node)}: values {values.name} of shape {shape_of(values)} do not broadcast to the written "
             f"rows {expected}; give values of that shape (or one that broadcasts to it)"
         )
-    return first_reason(
-        _repeat_reason(node, index),
-        profile_reason(node, spec, [x, values]),
-        rank_reason(node, shape_of(x)),
-    )
-
-
-def _written_shape(node: Node) -> tuple[int, ...]:
-    """The shape of what the write puts into x: x's shape with the indexed dim replaced by the index's."""
-    x = node.args[0]
-    dim, index = indexed_dim(node)
-    return (*shape_of(x)[:dim], *shape_of(index), *shape_of(x)[dim + 1 :])
+    if is_integer_arithmetic(node):  # int8/int16/int32 data, not quantized reals: SCATTER moves it as it is
+        return integer_data_support(node, spec)
+    return first_reason(profile_reason(node, spec, [x, values]), rank_reason(node, shape_of(x)))
 
 
 def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
@@ -87,22 +118,13 @@ def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
-def _repeat_reason(node: Node, index: Node) -> str | None:
-    """A computed index of several elements might repeat. A placeholder's data is only known to the
-    lowering: a constant is checked there, and a model input of several elements fails there, so the
-    flow keeps the node on the CPU with that reason (arm/fallback.py)."""
-    if math.prod(shape_of(index)) == 1 or index.op == "placeholder":
-        return None
-    return (
-        f"{describe(node)}: index {index.name} of {math.prod(shape_of(index))} elements is computed at run time "
-        "and might repeat; TOSA SCATTER forbids writing a row twice, so only constant or single-element "
-        "indices are lowered"
-    )
-
-
 def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
-    """x, the written values and the result share x's grid: SCATTER moves int8 codes unchanged."""
-    x, _, values = node.args[:3]
+    """x, the written values and the result share x's grid: SCATTER moves int8 codes unchanged.
+
+    ``x.index_copy(dim, index, source)`` (and index_copy_, in place) is still index_copy when pt2e
+    annotates (to_edge makes it an index_put with ``dim`` leading Nones), with the values last."""
+    copies = node.target in (torch.ops.aten.index_copy.default, torch.ops.aten.index_copy_.default)
+    x, values = (node.args[0], node.args[3]) if copies else (node.args[0], node.args[2])
     shared = SharedQuantizationSpec((x, node))
     inputs = {x: config.activation}
     if isinstance(values, Node) and values is not x:
@@ -112,43 +134,52 @@ def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, _, values = node.args[:3]
-    _, index = indexed_dim(node)
     before, size, rows, after = _rows_shape(node)
-    if ctx.is_constant(index):
-        data = ctx.constant(index).numpy().astype(np.int64) % size
-        if len(np.unique(data)) != data.size:
-            raise ValueError(
-                f"{describe(node)}: constant index {index.name} repeats a row ({data.ravel().tolist()}); "
-                "TOSA SCATTER writes each row once: index each row once"
-            )
-    elif rows > 1:
-        raise ValueError(
-            f"{describe(node)}: model input {index.name} indexes {rows} rows, which might repeat; TOSA SCATTER "
-            "forbids writing a row twice, so only constant or single-element runtime indices are lowered"
-        )
     base, written = ctx.value(x), ctx.value(values)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         output = ctx.output_qparams(node)
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         written = requantize(ctx.graph, written, name=f"{node.name}_values_rescaled", output=output)
+    permutation, view_shape, _ = _view(node)
+    if permutation is not None:
+        base = transpose(ctx.graph, base, permutation, name=f"{node.name}_indexed_first")
     base = reshape(ctx.graph, base, (before, size, after), name=f"{node.name}_base")
-    if math.prod(written.shape) != before * rows * after:  # values that broadcast (a row written to every row)
+    if written.shape != _written_shape(node):  # values that broadcast (a row written to every row)
         written = broadcast_value(ctx, written, _written_shape(node), name=f"{node.name}_values_broadcast")
     written = reshape(ctx.graph, written, (before, rows, after), name=f"{node.name}_rows")
-    indices = _positive(ctx, index, before, size, name=f"{node.name}_indices")
-    result = ctx.graph.add_tensor(f"{node.name}_scattered", base.shape, base.dtype, base.qparams)
-    attribute = ts.TosaSerializerAttribute()
-    attribute.ScatterAttribute()
-    ctx.graph.add_op(ts.Op.SCATTER, [base, indices, written], [result], attribute)
-    return reshape(ctx.graph, result, shape_of(node), name=node.name)
+    result = scatter_rows(ctx.graph, base, _positions(node, ctx), written, name=node.name)
+    if permutation is None:
+        return reshape(ctx.graph, result, shape_of(node), name=node.name)
+    result = reshape(ctx.graph, result, view_shape, name=f"{node.name}_view")
+    return transpose(ctx.graph, result, tuple(int(axis) for axis in np.argsort(permutation)), name=node.name)
 
 
-def _positive(ctx: LoweringContext, index: Node, rows: int, size: int, *, name: str) -> TosaValue:
-    """The [rows, W] index SCATTER takes; constant negative indices count from the end, as in PyTorch."""
-    if ctx.is_constant(index):
-        data = ctx.constant(index).numpy().astype(np.int64).reshape(1, -1) % size
-        return ctx.graph.add_const(name, np.ascontiguousarray(np.repeat(data.astype(np.int32), rows, axis=0)))
-    return index_value(ctx, index, rows, name=name)
+def _positions(node: Node, ctx: LoweringContext) -> np.ndarray | TosaValue:
+    """Each written row's flat position in the indexed dims: numbers for constant indices (negative
+    ones counted from the end), else a [1, W] int32 tensor."""
+    _, shape, first = _view(node)
+    indices = _index_tensors(node)
+    sizes = list(shape[first : first + len(indices)])
+    strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+    index_shape = _index_shape(node)
+    if all(ctx.is_constant(index) for _, index in indices):
+        flat = sum(
+            np.broadcast_to(ctx.constant(index).numpy().astype(np.int64) % size, index_shape) * stride
+            for (_, index), size, stride in zip(indices, sizes, strides)
+        )
+        return np.asarray(flat).reshape(-1)
+    rank = len(index_shape)
+    emitter = Int32Emitter(ctx.graph, f"{node.name}_position", rank)
+    total = None
+    for (dim, index), size, stride in zip(indices, sizes, strides):
+        value = ctx.value(index, rank=rank)
+        if stride != 1:
+            value = emitter.mul(value, emitter.constant(stride, f"stride_{dim}"), f"dim_{dim}", shift=0)
+        total = value if total is None else emitter.add(total, value, f"through_{dim}")
+    if total.shape != index_shape:  # every index tensor smaller than their broadcast shape
+        zeros = ctx.graph.add_const(f"{node.name}_position_zeros", np.zeros(index_shape, dtype=np.int32))
+        total = emitter.add(total, zeros, "broadcast")
+    return reshape(ctx.graph, total, (1, math.prod(index_shape)), name=f"{node.name}_positions")
 
 
 class _WriteRows(torch.nn.Module):
@@ -175,6 +206,16 @@ def write_rows_by_input(x: torch.Tensor, rows: torch.Tensor, values: torch.Tenso
     return torch.index_put(x, (rows,), values)
 
 
+def write_apart_by_input(x: torch.Tensor, rows: torch.Tensor, depths: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """``x[rows, :, depths] = values``: indexed dims 0 and 2, not adjacent, so values are [written, x.shape[1]]."""
+    return torch.ops.aten.index_put.default(x, [rows, None, depths], values)
+
+
+def copy_columns_by_input(x: torch.Tensor, columns: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+    """``x.index_copy(1, columns, source)``: pt2e annotates index_copy, to_edge makes it an index_put."""
+    return x.index_copy(1, columns, source)
+
+
 def accumulate_rows(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return torch.index_put(x, (torch.tensor([0, 2], dtype=torch.int32),), values, accumulate=True)
 
@@ -192,11 +233,28 @@ TEST_CASES = {
         (random_inputs(2, (6, 8))[0], torch.tensor([4], dtype=torch.int32), random_inputs(3, (1, 8))[0]),
         cpu_targets=_ETHOS_U,
     ),
-    # Two runtime rows might be one row twice: the lowering refuses, and the flow keeps the node on the CPU.
+    # Runtime rows, row 3 written twice: the last write wins, as in PyTorch (the first goes to a spare row).
     "runtime_rows": OpTestCase(
         FunctionModule(write_rows_by_input),
-        (random_inputs(5, (4, 3))[0], torch.tensor([3, 1], dtype=torch.int32), random_inputs(6, (2, 3))[0]),
-        cpu_targets=_EVERY_TARGET,
+        (random_inputs(5, (4, 3))[0], torch.tensor([3, 1, 3], dtype=torch.int32), random_inputs(6, (3, 3))[0]),
+        cpu_targets=_ETHOS_U,
+    ),
+    "runtime_apart": OpTestCase(
+        FunctionModule(write_apart_by_input),
+        (
+            random_inputs(13, (2, 3, 4))[0],
+            torch.tensor([1, 0], dtype=torch.int32),
+            torch.tensor([2, 3], dtype=torch.int32),
+            random_inputs(14, (2, 3))[0],
+        ),
+        cpu_targets=_ETHOS_U,
+    ),
+    # int64 columns, as index_copy takes them: the flow narrows them to int32 at the delegate's edge.
+    # What it adds (index_copy's annotation at pt2e) is INT-only, and Ethos-U has no SCATTER.
+    "index_copy": OpTestCase(
+        FunctionModule(copy_columns_by_input),
+        (random_inputs(11, (3, 4, 2))[0], torch.tensor([2, 0]), 2.0 * random_inputs(12, (3, 2, 2))[0]),
+        targets=("tosa_INT", "vgf_INT"),
     ),
     # One row of values written to both indexed rows of every batch: TILEd to the written rows first.
     "broadcast_values": OpTestCase(
@@ -208,7 +266,7 @@ TEST_CASES = {
 OP = ArmOp(
     name="index_put",
     edge_targets=(exir_ops.edge.aten.index_put.default,),
-    aten_targets=(torch.ops.aten.index_put.default,),
+    aten_targets=(torch.ops.aten.index_put.default, torch.ops.aten.index_copy.default, torch.ops.aten.index_copy_.default),
     support=support,
     annotate=annotate_index_put,
     lower=lower,
