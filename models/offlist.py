@@ -14,7 +14,9 @@ reasons.
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
 regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
 autocast-disabled attention, arm/passes/int64_to_int32_test.py for token ids, arm/ops/addcmul.py's
-cases for ConvNeXt-V2). models/README.md has the results, per model and target.
+cases for ConvNeXt-V2, arm/ops/roll.py's for Swin's shifted windows, arm/ops/clamp.py's ``normalize``
+for EdgeNeXt's F.normalize, arm/ops/index_select.py's ``relative_position_bias`` for Swin's folded bias
+lookup). models/README.md has the results, per model and target.
 """
 
 from __future__ import annotations
