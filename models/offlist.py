@@ -16,8 +16,10 @@ regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.p
 autocast-disabled attention, arm/passes/int64_to_int32_test.py for token ids, arm/ops/addcmul.py's
 cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fill's
 ``key_padding_built_from_shapes`` and gather's ``constant_index_per_row`` for DeBERTa-v2,
-scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART). models/README.md has the
-results, per model and target.
+scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART, arm/ops/roll.py's for Swin's
+shifted windows, arm/ops/clamp.py's ``normalize`` for EdgeNeXt's F.normalize, arm/ops/index_select.py's
+``relative_position_bias`` for Swin's folded bias lookup). models/README.md has the results, per model
+and target.
 """
 
 from __future__ import annotations
@@ -69,6 +71,26 @@ def _torchvision(name: str, size: int, **kwargs: object) -> Callable[[], ModelSp
         from models.torchvision_compat import torchvision
 
         return getattr(torchvision.models, name)(**kwargs)
+
+    return _vision(make, size)
+
+
+class _SegmentationMap(nn.Module):
+    """A torchvision segmentation model returning its ``out`` map (its forward returns a dict)."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return self.model(images)["out"]
+
+
+def _segmentation(name: str, size: int) -> Callable[[], ModelSpec]:
+    def make() -> nn.Module:
+        from models.torchvision_compat import torchvision
+
+        return _SegmentationMap(getattr(torchvision.models.segmentation, name)(weights_backbone=None))
 
     return _vision(make, size)
 
@@ -644,6 +666,18 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
     "efficientnet_v2_s": _torchvision("efficientnet_v2_s", 64),
     # on the zoo list at 64x64 and 256x256; at 224x224 it once segfaulted Vela on the U55
     "mobilevit_xxs_224": _timm("mobilevit_xxs", 224),
+    # vision, session 8: families the list above lacks, picked for their constructs
+    "regnety_002": _timm("regnety_002", 64),  # grouped convolutions with squeeze-excitation
+    "mobileone_s0": _timm("mobileone_s0", 64),  # train-time multi-branch blocks, as users export them
+    "hgnetv2_b0": _timm("hgnetv2_b0", 64),  # learnable affine blocks, effective SE, padded max-pool stem
+    "efficientformerv2_s0": _timm("efficientformerv2_s0", 64, img_size=64),  # 4-D attention, talking heads
+    "poolformerv2_s12": _timm("poolformerv2_s12", 64),  # pooling token mixer, StarReLU, one-group norms
+    "mixer_s16": _timm("mixer_s16_224", 64, img_size=64),  # MLP-Mixer: token mixing through transposes
+    "pvt_v2_b0": _timm("pvt_v2_b0", 64),  # spatial-reduction attention, depthwise convolution in the MLP
+    "mobilevitv2_050": _timm("mobilevitv2_050", 64),  # separable self-attention over unfolded patches
+    "xcit_nano_12": _timm("xcit_nano_12_p16_224", 64, img_size=64),  # cross-covariance attention, class attention
+    "densenet121": _torchvision("densenet121", 64),  # dense concatenation
+    "lraspp_mobilenet_v3_large": _segmentation("lraspp_mobilenet_v3_large", 64),  # segmentation, bilinear upsample
 }
 MODELS.update(_SEQUENCE_MODELS)
 

@@ -33,6 +33,9 @@ Bound = float | Node | None
 
 _HARDTANH = (exir_ops.edge.aten.hardtanh.default, torch.ops.aten.hardtanh.default)
 _RELU6 = torch.ops.aten.relu6.default  # ATen only: to_edge turns it into hardtanh(0, 6)
+# ATen only: to_edge writes them as clamp(x, min) and clamp(x, None, max). F.normalize divides by
+# ``norm.clamp_min(eps)``: left unannotated, that clamp and the division after it ran float on the CPU.
+_ONE_SIDED = {torch.ops.aten.clamp_min.default: "min", torch.ops.aten.clamp_max.default: "max"}
 
 
 def _bounds(node: Node) -> tuple[Bound, Bound]:
@@ -42,6 +45,10 @@ def _bounds(node: Node) -> tuple[Bound, Bound]:
     if node.target in _HARDTANH:
         args = dict(zip(("min_val", "max_val"), node.args[1:]), **node.kwargs)
         return args.get("min_val", -1.0), args.get("max_val", 1.0)
+    if node.target in _ONE_SIDED:
+        side = _ONE_SIDED[node.target]
+        bound = node.args[1] if len(node.args) > 1 else node.kwargs[side]
+        return (bound, None) if side == "min" else (None, bound)
     args = dict(zip(("min", "max"), node.args[1:]), **node.kwargs)
     return args.get("min"), args.get("max")
 
@@ -148,6 +155,12 @@ def clamp_max(x: torch.Tensor) -> torch.Tensor:
     return torch.clamp(x, max=0.5)
 
 
+def normalize_rows(x: torch.Tensor) -> torch.Tensor:
+    # x / ||x||.clamp_min(eps).expand_as(x): EdgeNeXt's cross-covariance attention normalizes q and k so;
+    # the clamp_max after it is the other one-sided ATen clamp.
+    return torch.nn.functional.normalize(x, dim=-1).clamp_max(0.25)
+
+
 class _ClampByBuffers(torch.nn.Module):
     """clamp.Tensor with one-element buffers as bounds."""
 
@@ -200,6 +213,7 @@ TEST_CASES = {
     "min_only": OpTestCase(FunctionModule(clamp_min), random_inputs(2, (2, 5, 32))),
     "max_only": OpTestCase(FunctionModule(clamp_max), random_inputs(3, (2, 5, 32))),
     "tensor_bounds": OpTestCase(_ClampByBuffers(), random_inputs(4, (3, 40))),
+    "normalize": OpTestCase(FunctionModule(normalize_rows), random_inputs(10, (1, 2, 4, 16))),
     "conv_relu6": OpTestCase(seeded(5, _ConvRelu6), random_inputs(6, (1, 8, 12, 12))),
     "int32_tensor_bounds": OpTestCase(_ClampInt32ByRows(), _int32_values(8, (4, 6)), cpu_targets=_NO_INTEGERS),
 }
@@ -216,6 +230,7 @@ OP = ArmOp(
         torch.ops.aten.clamp.Tensor,
         torch.ops.aten.hardtanh.default,
         _RELU6,
+        *_ONE_SIDED,
     ),
     support=support,
     annotate=annotate_unary,

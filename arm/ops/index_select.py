@@ -10,7 +10,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.gather import gather, index_value, indices_reason
-from arm.ops.common.op_test_case import OpTestCase, random_inputs
+from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import first_reason, float8_moved, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -68,12 +68,35 @@ class _SelectByInput(torch.nn.Module):
         return torch.index_select(x, self.dim, indices)
 
 
+class _RelativePositionBias(torch.nn.Module):
+    """Swin's attention bias: a learned table looked up by a constant index buffer, added to the scores.
+
+    The lookup reads only constants, so arm/passes/fold_constants.py folds it (and the view, permute and
+    quantization after it) into one int8 constant the add reads: the case is delegated whole on the
+    Ethos-U targets, which run no GATHER.
+    """
+
+    def __init__(self, window: int = 2, heads: int = 2) -> None:
+        super().__init__()
+        self.area = window * window
+        self.table = torch.nn.Parameter(torch.randn((2 * window - 1) ** 2, heads))
+        rows, columns = torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")
+        coordinates = torch.stack([rows.flatten(), columns.flatten()])
+        relative = coordinates[:, :, None] - coordinates[:, None, :] + window - 1
+        self.register_buffer("index", relative[0] * (2 * window - 1) + relative[1], persistent=False)
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        bias = self.table[self.index.view(-1)].view(self.area, self.area, -1).permute(2, 0, 1).contiguous()
+        return scores + bias.unsqueeze(0)
+
+
 # No GATHER on the NPU: see arm/ops/common/gather.py.
 _ETHOS_U = ("u55_INT", "u85_INT")
 
 TEST_CASES = {
     "rows_constant": OpTestCase(_SelectRows(0, [3, 0, 0, 5]), random_inputs(0, (6, 16)), cpu_targets=_ETHOS_U),
     "channels_constant": OpTestCase(_SelectRows(1, [2, 1]), random_inputs(1, (2, 4, 3, 3)), cpu_targets=_ETHOS_U),
+    "relative_position_bias": OpTestCase(seeded(3, _RelativePositionBias), random_inputs(3, (1, 2, 4, 4))),
     "runtime_indices_tiled": OpTestCase(
         _SelectByInput(2),
         (*random_inputs(2, (3, 4, 8)), torch.tensor([7, 1, 1], dtype=torch.int32)),
