@@ -76,7 +76,7 @@ def _require_rank4(value: TosaValue) -> None:
         raise ValueError(f"layout change of {value.name} needs a rank-4 tensor, got shape {value.shape}")
 
 
-def cancel_round_trips(graph: TosaGraph) -> None:
+def cancel_round_trips(graph: TosaGraph, *, transposes_fuse_into_convolutions: bool = False) -> None:
     """Sinks transposes through layout-agnostic operators and removes the inverse pairs that meet.
 
     ``X -T-> Y -op-> Z`` becomes ``X -op'-> Z' -T-> Z`` when every non-constant data input of ``op``
@@ -95,7 +95,10 @@ def cancel_round_trips(graph: TosaGraph) -> None:
                 or _merge_into_twin(graph, operator)
             )
         _remove_dead_operators(graph)
-    while any(_hoist_above_widening(graph, operator) for operator in list(graph.operators)):
+    while any(
+        _hoist_above_widening(graph, operator, below_convolutions=not transposes_fuse_into_convolutions)
+        for operator in list(graph.operators)
+    ):
         pass
 
 
@@ -172,7 +175,7 @@ def _permute_output(graph: TosaGraph, operator: TosaOperator, perms: tuple[int, 
     graph.operators.insert(position + 1, closing)
 
 
-def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator) -> bool:
+def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_convolutions: bool) -> bool:
     """``X -op-> Y -T-> Z`` becomes ``X -T-> X' -op-> Z`` when ``op`` is elementwise unary and widens
     (int8 -> int32) and T is Y's only reader: a transpose moves bytes, so it runs on the narrower side.
 
@@ -188,6 +191,8 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator) -> bool:
     source, middle = graph.tensors[producer.inputs[0]], graph.tensors[producer.outputs[0]]
     if source.kind == "const" or source.dtype.itemsize >= middle.dtype.itemsize:
         return False
+    if not below_convolutions and _is_weighted_output(graph, source.name):
+        return False
     readers = graph.consumers(middle.name)
     if middle.name in graph.outputs or len(readers) != 1 or readers[0] is not closing:
         return False
@@ -199,6 +204,21 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator) -> bool:
     position = next(index for index, candidate in enumerate(graph.operators) if candidate is producer)
     graph.operators.insert(position, transpose_first)
     return True
+
+
+# Operators whose output RESCALE a transpose must not follow directly where transposes fuse into convolutions:
+# Vela 5.2.0 fuses such a transpose into the convolution's output write on the U85, where it ran 100 times slower (ConvNeXt-atto's 1x1 convolution on
+# [1, 2, 2, 1280] -> 320 before its layer scale: 32,260 -> 3,200,250 U85-256 cycles).
+_WEIGHTED = frozenset({ts.Op.CONV2D, ts.Op.DEPTHWISE_CONV2D, ts.Op.TRANSPOSE_CONV2D, ts.Op.CONV3D, ts.Op.MATMUL})
+
+
+def _is_weighted_output(graph: TosaGraph, name: str) -> bool:
+    """``name`` is the int8 result of a convolution or MATMUL: the RESCALE right after one."""
+    rescale = graph.producer(name)
+    if rescale is None or rescale.op != ts.Op.RESCALE:
+        return False
+    weighted = graph.producer(rescale.inputs[0])
+    return weighted is not None and weighted.op in _WEIGHTED
 
 
 def _cancel_inverse(graph: TosaGraph, closing: TosaOperator) -> bool:

@@ -140,6 +140,44 @@ def test_a_transpose_that_meets_no_inverse_stays_above_a_widening_rescale() -> N
     np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
+def _pointwise_conv(graph: TosaGraph, x: TosaValue, out_channels: int, name: str) -> TosaValue:
+    """A 1x1 CONV2D of NHWC int8 ``x`` and its output RESCALE back to int8."""
+    weights = np.random.default_rng(6).integers(-127, 128, size=(out_channels, 1, 1, x.shape[-1])).astype(np.int8)
+    summed = graph.add_tensor(f"{name}_int32", (*x.shape[:-1], out_channels), np.int32)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+    operands = [
+        x,
+        graph.add_const(f"{name}_weights", weights),
+        graph.add_const(f"{name}_bias", np.zeros((out_channels,), dtype=np.int32)),
+        graph.add_scalar_const(f"{name}_input_zp", 0, np.int8),
+        graph.add_scalar_const(f"{name}_weight_zp", 0, np.int8),
+    ]
+    graph.add_op(ts.Op.CONV2D, operands, [summed], attribute)
+    return rescale(graph, summed, name=name, scales=[2.0**-10], output_dtype=np.dtype(np.int8), input_zp=0,
+                   output_zp=0)  # fmt: skip
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_a_transpose_after_a_convolution_stays_below_the_widening_where_it_would_fuse(fused: bool) -> None:
+    # ConvNeXt's pointwise convolution, back to NCHW for its layer scale: on the U85 Vela writes a
+    # convolution's output transposed when a TRANSPOSE follows it, 100 times slower; elsewhere the int8
+    # transpose is the cheaper one.
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 2, 2, 16), np.int8)
+    nchw = transpose(graph, _pointwise_conv(graph, x, 8, "conv"), (0, 3, 1, 2), name="nchw")
+    graph.mark_output(rescale(graph, nchw, name="y", scales=[2.0**20], output_dtype=np.dtype(np.int32),
+                              input_zp=0, output_zp=0))  # fmt: skip
+    data = np.random.default_rng(7).integers(-128, 128, size=(1, 2, 2, 16)).astype(np.int8)
+    expected = run_on_reference_model(graph, data)
+
+    cancel_round_trips(graph, transposes_fuse_into_convolutions=fused)
+
+    after_convolution = ["RESCALE", "TRANSPOSE"] if fused else ["TRANSPOSE", "RESCALE"]
+    assert operator_names(graph) == ["CONV2D", "RESCALE", *after_convolution]
+    np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
+
+
 def test_equal_reshapes_of_one_tensor_become_one() -> None:
     # Three projections of the same normalized tokens each view them as [1, L, 1, C]; Vela copies all
     # but one of three equal reshapes, so their readers share one. A reshape to another shape stays.
