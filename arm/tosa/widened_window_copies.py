@@ -14,14 +14,15 @@ x[:3] of a (6, 8) x (22 of 24 off: the widened x overwrote the MUL's other input
 A MUL reads the window in place, exactly, when both its operands are widenings by exactly one (their zero points
 become the MUL's IFM and IFM2 zero points); a window widened for any other MUL gets a per-channel int8 copy right
 after the SLICE (arm/tosa/identity_copy.py), which Vela writes out whole: one elementwise pass over the window.
-An ADD or SUB whose two operands are both widened windows departs too when they are windows of one source
-(x[:, 3:] + x[:, :4], x[3:] + x[:3], one window twice) or of two computed tensors ((2x)[:, 3:] + (2x)[:, :4]):
-11-23 of 12-24 outputs off on the NPU model (windows of two graph inputs measured exact, and are copied all the
-same): both windows are copied, the set chosen before any copy goes in. A window beside another tensor is left
-alone: the flow's ADD/SUB operand rescales measured exact through the flow (x[..., 8:] + y, x[:, :4] + y,
-x[:3] + y), though an ADD of a window widened by a plain 0.5 departs in a tiny graph. Open: a CONCAT of windows
-of x widened for a SUB with x (x - roll(x) written as slices and a cat) departs (18 of 21 off) and is not
-covered. Vela's C++ core (regor) is not on disk, so this is the measured condition, not one read from its source;
+An ADD or SUB whose two operands are widened windows of one source (x[:, 3:] + x[:, :4], x[3:] + x[:3], one
+window twice) departs too: 11-23 of 12-24 outputs off on the NPU model. Both windows are copied, the set chosen
+before any copy goes in (a copy changes what the reader's other operand reads). A window beside another tensor
+is left alone: the flow's ADD/SUB operand rescales measured exact through the flow (x[..., 8:] + y,
+x[:, :4] + y, x[:3] + y, x[:, 3:] + y[:, :4]), and so are Llama's ADDs of windows of two computed tensors
+(copying them cost Llama U55-128 10,000 cycles). Open, measured in tiny graphs: (2x)[:, 3:] + (2x)[:, :4] with
+the two products computed apart (11 of 12 off), a CONCAT of windows of x widened for a SUB with x
+(x - roll(x) as slices and a cat: 18 of 21 off), and an ADD of a window widened by a plain 0.5. Vela's C++ core (regor) is not on disk, so this is the
+measured condition, not one read from its source;
 ``widened_window_test`` pins both sides and fails once a Vela upgrade changes either.
 """
 
@@ -66,12 +67,13 @@ def _folds_into_readers(graph: TosaGraph, widening: TosaOperator) -> bool:
 def _folds_into(graph: TosaGraph, reader: TosaOperator) -> bool:
     if reader.op == ts.Op.MUL:
         return all(is_exact_widening(graph, graph.producer(name)) for name in reader.inputs[:2])
-    # Two operands widened from windows depart for an ADD or SUB (see the module docstring).
-    return len(_widened_window_operands(graph, reader)) < 2
+    # Two operands widened from windows of one source depart for an ADD or SUB (see the module docstring).
+    sources = _widened_window_sources(graph, reader)
+    return len(sources) == len(set(sources))
 
 
-def _widened_window_operands(graph: TosaGraph, reader: TosaOperator) -> list[str]:
-    """``reader``'s operands that are widened SLICE windows."""
+def _widened_window_sources(graph: TosaGraph, reader: TosaOperator) -> list[str]:
+    """The source tensor of each of ``reader``'s operands that is a widened SLICE window."""
     operands = []
     for name in reader.inputs[:2]:
         widening = graph.producer(name)
@@ -79,5 +81,5 @@ def _widened_window_operands(graph: TosaGraph, reader: TosaOperator) -> list[str
             continue
         window = graph.producer(widening.inputs[0])
         if window is not None and window.op == ts.Op.SLICE:
-            operands.append(name)
+            operands.append(window.inputs[0])
     return operands
