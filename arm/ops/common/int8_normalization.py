@@ -300,6 +300,47 @@ def has_uniform_weight(weight: np.ndarray | None) -> bool:
     return bool(weights[0] > 0 and np.all(weights == weights[0]))
 
 
+def _weighted(
+    ctx: LoweringContext,
+    ints: Int32Emitter,
+    x: TosaValue,
+    weight: np.ndarray | None,
+    weights: np.ndarray,
+    eps: float,
+    output: QParams,
+    largest_bias: float,
+    weight_shape: tuple[int, ...],
+    *,
+    name: str,
+    rows_as: tuple[int, ...] | None = None,
+) -> tuple[TosaValue, int]:
+    """``w * z / s_out * 2**K`` in int32 and its K, for int8 rows ``x`` in the target's exact form.
+
+    One positive weight goes into M's gain; other weights (``weights``, laid out as ``weight_shape``
+    against the rows seen ``rows_as``) are a MUL of ``v = z * 2**F`` by ``W = w / s_out * 2**H`` with a
+    rounding shift (TOSA's int32 MUL takes signed operands)."""
+    count = x.shape[1]
+    form = exact_form(ctx.spec)
+    if has_uniform_weight(weight):
+        gain = float(weights[0]) / output.scale
+        bits = form.output_bits(count, gain, largest_bias)
+        value = form.normalize(ctx, x, eps, gain, bits, name=name)
+        return (value if rows_as is None else reshape(ctx.graph, value, rows_as, name=f"{name}_channels")), bits
+    fraction_bits = form.output_bits(count, 1.0, 0.0)
+    normalized = form.normalize(ctx, x, eps, 1.0, fraction_bits, name=name)
+    if rows_as is not None:
+        normalized = reshape(ctx.graph, normalized, rows_as, name=f"{name}_channels")
+    steps = weights / output.scale
+    largest_steps = float(np.abs(steps).max())
+    weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
+    value_bound = math.sqrt(max(count - 1, 1)) * largest_steps + largest_bias
+    bits = min(math.floor(math.log2(_AFFINE_LIMIT / value_bound)), fraction_bits + weight_bits)
+    int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(weight_shape)
+    value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
+                     shift=fraction_bits + weight_bits - bits)  # fmt: skip
+    return value, bits
+
+
 def layer_norm_exact(
     ctx: LoweringContext,
     x: TosaValue,
@@ -325,22 +366,7 @@ def layer_norm_exact(
     bias_steps = None if bias is None or not np.any(bias) else bias.reshape(count) / output.scale
     largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
     ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=2)
-    form = exact_form(ctx.spec)
-    if has_uniform_weight(weight):
-        gain = float(weights[0]) / output.scale
-        bits = form.output_bits(count, gain, largest_bias)
-        value = form.normalize(ctx, x, eps, gain, bits, name=name)
-    else:
-        fraction_bits = form.output_bits(count, 1.0, 0.0)
-        normalized = form.normalize(ctx, x, eps, 1.0, fraction_bits, name=name)
-        steps = weights / output.scale
-        largest_steps = float(np.abs(steps).max())
-        weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
-        value_bound = math.sqrt(max(count - 1, 1)) * largest_steps + largest_bias
-        bits = min(math.floor(math.log2(_AFFINE_LIMIT / value_bound)), fraction_bits + weight_bits)
-        int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, count)
-        value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
-                         shift=fraction_bits + weight_bits - bits)  # fmt: skip
+    value, bits = _weighted(ctx, ints, x, weight, weights, eps, output, largest_bias, (1, count), name=name)
     # The bias is an ADD on y's grid. Without one the U85 still gets an ADD (of zero): Vela folds the
     # RESCALE below into an ADD, not into a MUL (77,656 U85-256 cycles as an operator of its own on a
     # [197, 192] layer norm, against 18,912 for the ADD); on the U55 the two cost the same.
@@ -474,30 +500,13 @@ def group_norm_exact(
     bias are [1, C, 1] int32 operands broadcast over the positions (no transposes, where the int16 form
     moved u channels-last for its DEPTHWISE_CONV2D and back). One positive weight goes into M's gain.
     """
-    batch, channels, positions = channels_shape
-    count = x.shape[1]
+    channels = channels_shape[1]
     weights = np.ones(channels) if weight is None else weight.reshape(channels)
     bias_steps = None if bias is None or not np.any(bias) else bias.reshape(channels) / output.scale
     largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
     ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=3)
-    form = exact_form(ctx.spec)
-    if has_uniform_weight(weight):
-        gain = float(weights[0]) / output.scale
-        bits = form.output_bits(count, gain, largest_bias)
-        value = form.normalize(ctx, x, eps, gain, bits, name=name)
-        value = reshape(ctx.graph, value, channels_shape, name=f"{name}_channels")
-    else:
-        fraction_bits = form.output_bits(count, 1.0, 0.0)
-        normalized = form.normalize(ctx, x, eps, 1.0, fraction_bits, name=name)
-        normalized = reshape(ctx.graph, normalized, channels_shape, name=f"{name}_channels")
-        steps = weights / output.scale
-        largest_steps = float(np.abs(steps).max())
-        weight_bits = _WEIGHT_BITS - math.ceil(math.log2(largest_steps)) if largest_steps > 0 else _WEIGHT_BITS
-        value_bound = math.sqrt(max(count - 1, 1)) * largest_steps + largest_bias
-        bits = min(math.floor(math.log2(_AFFINE_LIMIT / value_bound)), fraction_bits + weight_bits)
-        int_weights = np.round(steps * 2.0**weight_bits).astype(np.int32).reshape(1, channels, 1)
-        value = ints.mul(normalized, ctx.graph.add_const(f"{name}_affine_weight", int_weights), "scaled",
-                         shift=fraction_bits + weight_bits - bits)  # fmt: skip
+    value, bits = _weighted(ctx, ints, x, weight, weights, eps, output, largest_bias, (1, channels, 1),
+                            name=name, rows_as=channels_shape)  # fmt: skip
     if bias_steps is not None:
         int_biases = np.round(bias_steps * 2.0**bits).astype(np.int32)
         # One bias for every channel is one value broadcast, which Vela adds without splitting the ADD.
