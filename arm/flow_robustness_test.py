@@ -121,9 +121,6 @@ FALLBACK = {
         random_inputs(13, (2, 8)),
         ("to_dim_order_copy",),
     ),
-    # Once: ZeroDivisionError in the reduction's dims (a 0-d sum); the sum lowers now, the 0-d mul by a
-    # lifted scalar does not (its TOSA lowering fails and the net keeps it on the CPU).
-    "sum_0d": FallbackCase(FunctionModule(lambda x: torch.sum(x, dim=0) * 2), (torch.tensor(0.75),), ("mul",)),
     # Once: per-channel size mismatch in the quantizer (bias 4 channels, weight dim 1 has 2).
     "grouped_transpose_conv2d": FallbackCase(
         _seeded(14, lambda: torch.nn.ConvTranspose2d(4, 4, 3, groups=2)),

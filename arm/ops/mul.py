@@ -50,6 +50,10 @@ def multiply(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return x * y
 
 
+def zero_d_sum_doubled(x: torch.Tensor) -> torch.Tensor:
+    return torch.sum(x, dim=0) * 2
+
+
 def multiply_scalar(x: torch.Tensor) -> torch.Tensor:
     return x * 0.5
 
@@ -74,6 +78,9 @@ TEST_CASES = {
     "broadcast_rank": OpTestCase(FunctionModule(multiply), random_inputs(2, (3, 5, 32), (32,))),
     "broadcast_both": OpTestCase(FunctionModule(multiply), random_inputs(5, (1, 8, 1, 16), (1, 1, 12, 1))),
     "scalar": OpTestCase(FunctionModule(multiply_scalar), random_inputs(3, (1, 4, 8, 8))),
+    # A 0-d product (a 0-d sum times a lifted scalar): it once fell back because TosaGraph.add_const
+    # gave every 0-d constant shape [1] (arm/flow_robustness_test kept it as a fallback case then).
+    "zero_d": OpTestCase(FunctionModule(zero_d_sum_doubled), (torch.tensor(0.75),), targets=("tosa_FP", "tosa_INT")),
     "square": OpTestCase(FunctionModule(square), random_inputs(4, (2, 50))),
     # int32 data, not quantized: one int32 MUL (in both TOSA 1.0 profiles).
     "int32_broadcast": OpTestCase(
