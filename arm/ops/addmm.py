@@ -15,7 +15,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.aten_rewrite import AtenBuilder
+from arm.ops.common.aten_rewrite import scaled_product_plus_input
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
 from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.ops.common.unary import float_constant, fp_add, fp_mul
@@ -33,16 +33,7 @@ def _factors(node: Node) -> tuple[float, float]:
 
 def decompose(node: Node) -> None:
     """addmm -> add(mul(input, beta), mul(mm(mat1, mat2), alpha)), leaving out factors of 1 and a beta of 0."""
-    bias, lhs, rhs = node.args[:3]
-    beta, alpha = _factors(node)
-    build = AtenBuilder(node)
-    result = build.call(torch.ops.aten.mm.default, lhs, rhs)
-    if alpha != 1:
-        result = build.call(torch.ops.aten.mul.Tensor, result, float(alpha))
-    if beta != 0:  # torch ignores the input entirely when beta is 0 (even NaNs in it)
-        scaled_bias = bias if beta == 1 else build.call(torch.ops.aten.mul.Tensor, bias, float(beta))
-        result = build.call(torch.ops.aten.add.Tensor, result, scaled_bias)
-    node.replace_all_uses_with(result)
+    scaled_product_plus_input(node, torch.ops.aten.mm.default)
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:

@@ -15,7 +15,7 @@ import torch
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.aten_rewrite import AtenBuilder
+from arm.ops.common.aten_rewrite import scaled_product_plus_input
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
@@ -23,24 +23,9 @@ from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
 
 
-def _factors(node: Node) -> tuple[float, float]:
-    """(beta, alpha)."""
-    return node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
-
-
 def decompose(node: Node) -> None:
-    """baddbmm -> add(mul(bmm(batch1, batch2), alpha), mul(input, beta)), leaving out factors of 1 and a
-    beta of 0 (torch then ignores the input, NaNs included)."""
-    bias, lhs, rhs = node.args[:3]
-    beta, alpha = _factors(node)
-    build = AtenBuilder(node)
-    result = build.call(torch.ops.aten.bmm.default, lhs, rhs)
-    if alpha != 1:
-        result = build.call(torch.ops.aten.mul.Tensor, result, float(alpha))
-    if beta != 0:
-        scaled_bias = bias if beta == 1 else build.call(torch.ops.aten.mul.Tensor, bias, float(beta))
-        result = build.call(torch.ops.aten.add.Tensor, result, scaled_bias)
-    node.replace_all_uses_with(result)
+    """baddbmm -> add(mul(bmm(batch1, batch2), alpha), mul(input, beta)), leaving out factors of 1 and a beta of 0."""
+    scaled_product_plus_input(node, torch.ops.aten.bmm.default)
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:

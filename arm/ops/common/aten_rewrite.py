@@ -41,6 +41,22 @@ class AtenBuilder:
         return node
 
 
+def scaled_product_plus_input(node: Node, product: torch._ops.OpOverload) -> None:
+    """``beta * input + alpha * product(a, b)`` (addmm with mm, baddbmm with bmm) as ATen calls replacing
+    ``node``, leaving out factors of 1 and, for a beta of 0, the input (torch then ignores it, NaNs
+    included)."""
+    bias, lhs, rhs = node.args[:3]
+    beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
+    build = AtenBuilder(node)
+    result = build.call(product, lhs, rhs)
+    if alpha != 1:
+        result = build.call(torch.ops.aten.mul.Tensor, result, float(alpha))
+    if beta != 0:
+        scaled_bias = bias if beta == 1 else build.call(torch.ops.aten.mul.Tensor, bias, float(beta))
+        result = build.call(torch.ops.aten.add.Tensor, result, scaled_bias)
+    node.replace_all_uses_with(result)
+
+
 def shape(node: Node) -> tuple[int, ...]:
     return tuple(int(extent) for extent in node.meta["val"].shape)
 
