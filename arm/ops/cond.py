@@ -26,11 +26,7 @@ from arm.tosa.specification import TosaSpecification
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     _, true_graph, false_graph, _ = node.args
-    return (
-        control_flow.target_reason(node, spec, "COND_IF")
-        or control_flow.graph_reason(node, true_graph, spec)
-        or control_flow.graph_reason(node, false_graph, spec)
-    )
+    return control_flow.support_reason(node, spec, "COND_IF", (true_graph, false_graph))
 
 
 def annotate_cond(node: Node, config: QuantizationConfig) -> None:

@@ -28,11 +28,7 @@ from arm.tosa.specification import TosaSpecification
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     condition, body, _, _ = node.args
-    return (
-        control_flow.target_reason(node, spec, "WHILE_LOOP")
-        or control_flow.graph_reason(node, condition, spec)
-        or control_flow.graph_reason(node, body, spec)
-    )
+    return control_flow.support_reason(node, spec, "WHILE_LOOP", (condition, body))
 
 
 def annotate_while_loop(node: Node, config: QuantizationConfig) -> None:

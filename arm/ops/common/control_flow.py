@@ -77,6 +77,14 @@ def graph_reason(node: Node, graph_arg: Node, spec: TosaSpecification) -> str | 
     return None
 
 
+def support_reason(node: Node, spec: TosaSpecification, tosa_operator: str, graph_args: tuple[Node, ...]) -> str | None:
+    """The support rule of a control-flow node: the target runs ``tosa_operator`` and every graph it calls
+    can be delegated whole."""
+    return target_reason(node, spec, tosa_operator) or next(
+        (reason for graph_arg in graph_args if (reason := graph_reason(node, graph_arg, spec)) is not None), None
+    )
+
+
 def graph_arguments(node: Node) -> tuple[Node, ...]:
     """The get_attr nodes of the graphs a control-flow node calls, which its partition must hold."""
     if node.target is torch.ops.higher_order.cond:
