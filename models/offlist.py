@@ -443,21 +443,27 @@ def _ids_and_encoder_states() -> list[tuple[torch.Tensor, ...]]:
     ]
 
 
+# The sizes Wav2Vec2 and HuBERT share: a three-layer strided Conv1d feature encoder, two encoder layers.
+_TINY_AUDIO_ENCODER = dict(
+    hidden_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=128,
+    conv_dim=(32, 32, 32),
+    conv_stride=(5, 2, 2),
+    conv_kernel=(10, 3, 3),
+    num_conv_pos_embeddings=16,
+    num_conv_pos_embedding_groups=4,
+)
+
+
 def _wav2vec2() -> nn.Module:
     from transformers import Wav2Vec2Config, Wav2Vec2Model
 
     # Raw audio in: a strided Conv1d feature encoder with GroupNorm on its first layer, a feature
     # projection, a grouped positional Conv1d (weight-normalised) and a post-norm encoder.
     config = Wav2Vec2Config(
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=128,
-        conv_dim=(32, 32, 32),
-        conv_stride=(5, 2, 2),
-        conv_kernel=(10, 3, 3),
-        num_conv_pos_embeddings=16,
-        num_conv_pos_embedding_groups=4,
+        **_TINY_AUDIO_ENCODER,
         feat_extract_norm="group",
         do_stable_layer_norm=False,
         apply_spec_augment=False,
@@ -571,15 +577,7 @@ def _hubert() -> nn.Module:
     # HuBERT-large's "stable" layout: LayerNorm after every feature-encoder convolution (channels
     # transposed around it) and a pre-norm encoder.
     config = HubertConfig(
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=128,
-        conv_dim=(32, 32, 32),
-        conv_stride=(5, 2, 2),
-        conv_kernel=(10, 3, 3),
-        num_conv_pos_embeddings=16,
-        num_conv_pos_embedding_groups=4,
+        **_TINY_AUDIO_ENCODER,
         feat_extract_norm="layer",
         do_stable_layer_norm=True,
         apply_spec_augment=False,
