@@ -325,11 +325,10 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    # The exact E (a 22-bit int16 TABLE read) on the TOSA and VGF targets only. Vela 5.2.0 runs it on
-    # the U55/U65 as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
-    # [1, 3, 197, 197] softmax); on the U85 it folds the index arithmetic into an 8-bit-to-32-bit lookup
-    # (LUT kind 9) that runtime/npu_model does not run, so the command stream cannot be checked, and
-    # costs 470k instead of 360k U85-256 cycles there. The Ethos-U targets keep the 14-bit E.
+    # The exact E (a 22-bit int16 TABLE read) everywhere but the U55/U65, where Vela 5.2.0 runs an int16
+    # TABLE as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
+    # [1, 3, 197, 197] softmax). On the U85 Vela runs the index arithmetic as an int32 SUB that looks
+    # its result up in the table with int32 results (LUT_S16_S32, which runtime/npu_model runs).
     if hidden is None and x.dtype == np.int8 and not ctx.spec.has("u55"):
         return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
@@ -537,10 +536,17 @@ TEST_CASES = {
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
-    # The exact E of the TOSA and VGF targets: no probability a step off the quantized module (the
-    # 14-bit E put 5 of these 7,092 a step off, and still does on the Ethos-U targets).
+    # The exact E of the TOSA, VGF and U85 targets: no probability a step off the quantized module (the
+    # 14-bit E put 5 of these 7,092 a step off, and still does on the U55).
     "attention_rows_exact": OpTestCase(
         FunctionModule(softmax_last), _scaled(11, 3.0, (1, 3, 12, 197)), differing_from_quantized=0.0,
+        targets=("tosa_INT", "vgf_INT", "u85_INT"),
+    ),
+    # 16 bins along an outer axis, as yolov8n's DFL head has them, with logits of N(0, 2.5): short, peaked
+    # rows where E's own rounding decides. The exact E leaves no probability a step off the quantized
+    # module; the 14-bit E (the U55's) puts 7 of these 2,048 a step off.
+    "short_rows_exact": OpTestCase(
+        FunctionModule(softmax_channels), _scaled(16, 2.5, (1, 16, 4, 32)), differing_from_quantized=0.0,
         targets=("tosa_INT", "vgf_INT", "u85_INT"),
     ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
