@@ -38,18 +38,23 @@ step 5), and all the arithmetic on the row sums happens per row:
    of the peer's U55 cycles; Llama's masked 16-key rows are another owner's. See bench/README.md
    "deit_tiny against its own quantized model" and "Attention numerics, session 7".
 
-On the TOSA and VGF targets, unmasked int8 rows take an exact E instead (``_exact_exponentials``): one
-int16 TABLE read between two entries at fraction 127 returns ``e[i] + 127 * e[i + 1]``, so the 513
+On the TOSA, VGF and U85 targets, unmasked int8 rows take an exact E instead (``_exact_exponentials``):
+one int16 TABLE read between two entries at fraction 127 returns ``e[i] + 127 * e[i + 1]``, so the 513
 entries hold 256 values of up to 22 bits, and the index ``256 * d + 32767`` lands every difference on
 its own pair. S sums E in int32 (E's full scale shrinks on rows of more than 511 keys), R = 2**K / S
 takes all the bits row_inverse gives, and one int32 MUL puts E / S on a grid 22 bits below an output
 step, whose RESCALE an ADD of zero carries (Vela folds a RESCALE into an ADD, not into a MUL). On a
 [1, 3, 197, 197] softmax the probabilities a step off the quantized model in float64 went from 538 of
-931,416 to 2, on 16-17-key rows from 0.1-0.3% to none. The Ethos-U targets keep the 14-bit E: Vela
-5.2.0 runs an int16 TABLE on the U55 as three 8-bit lookups (1.3M -> 2.3M U55-128 cycles), and on the U85
-folds the index arithmetic into a lookup kind runtime/npu_model does not model (8-bit to 32-bit), at
-360k -> 470k U85-256 cycles; its effect on deit_tiny 224's cosine on 4 inputs was within noise
-(bench/README.md "deit_tiny and convnext numerics, session 8").
+931,416 to 2, on 16-17-key rows from 0.1-0.3% to none. On the U85 Vela 5.2.0 runs the index
+arithmetic as an int32 SUB whose output stage looks the index up in that table with int32 results
+(LUT_S16_S32; runtime/npu_model runs it since session 9): U85-256 329,594 -> 439,895 cycles on a
+[1, 3, 197, 197] softmax, 3,126 -> 5,826 on [1, 4, 16, 16]; deit_tiny, mobilevit_xxs and yolov8n at
+64x64/160 became exact against their quantized models on the U85 (bench/README.md "U85 softmax,
+session 9"). Along an outer axis the exact E's sums are halving ADDs of windows
+(``_outer_axis_sum``): Vela transposes a tensor to reduce an outer axis, at 866k of 971k U85-256
+cycles for yolov8n's [1, 16, 4, 525] DFL softmax (114k with the ADDs; the 14-bit form's 474k). The
+U55/U65 keep the 14-bit E: Vela 5.2.0 runs an int16 TABLE there as three 8-bit lookups (1.3M -> 2.3M
+U55-128 cycles).
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
