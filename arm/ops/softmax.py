@@ -38,18 +38,23 @@ step 5), and all the arithmetic on the row sums happens per row:
    of the peer's U55 cycles; Llama's masked 16-key rows are another owner's. See bench/README.md
    "deit_tiny against its own quantized model" and "Attention numerics, session 7".
 
-On the TOSA and VGF targets, unmasked int8 rows take an exact E instead (``_exact_exponentials``): one
-int16 TABLE read between two entries at fraction 127 returns ``e[i] + 127 * e[i + 1]``, so the 513
+On the TOSA, VGF and U85 targets, unmasked int8 rows take an exact E instead (``_exact_exponentials``):
+one int16 TABLE read between two entries at fraction 127 returns ``e[i] + 127 * e[i + 1]``, so the 513
 entries hold 256 values of up to 22 bits, and the index ``256 * d + 32767`` lands every difference on
 its own pair. S sums E in int32 (E's full scale shrinks on rows of more than 511 keys), R = 2**K / S
 takes all the bits row_inverse gives, and one int32 MUL puts E / S on a grid 22 bits below an output
 step, whose RESCALE an ADD of zero carries (Vela folds a RESCALE into an ADD, not into a MUL). On a
 [1, 3, 197, 197] softmax the probabilities a step off the quantized model in float64 went from 538 of
-931,416 to 2, on 16-17-key rows from 0.1-0.3% to none. The Ethos-U targets keep the 14-bit E: Vela
-5.2.0 runs an int16 TABLE on the U55 as three 8-bit lookups (1.3M -> 2.3M U55-128 cycles), and on the U85
-folds the index arithmetic into a lookup kind runtime/npu_model does not model (8-bit to 32-bit), at
-360k -> 470k U85-256 cycles; its effect on deit_tiny 224's cosine on 4 inputs was within noise
-(bench/README.md "deit_tiny and convnext numerics, session 8").
+931,416 to 2, on 16-17-key rows from 0.1-0.3% to none. On the U85 Vela 5.2.0 runs the index
+arithmetic as an int32 SUB whose output stage looks the index up in that table with int32 results
+(LUT_S16_S32; runtime/npu_model runs it since session 9): U85-256 329,594 -> 439,895 cycles on a
+[1, 3, 197, 197] softmax, 3,126 -> 5,826 on [1, 4, 16, 16]; deit_tiny, mobilevit_xxs and yolov8n at
+64x64/160 became exact against their quantized models on the U85 (bench/README.md "U85 softmax,
+session 9"). Along an outer axis the exact E's sums are halving ADDs of windows
+(``_outer_axis_sum``): Vela transposes a tensor to reduce an outer axis, at 866k of 971k U85-256
+cycles for yolov8n's [1, 16, 4, 525] DFL softmax (114k with the ADDs; the 14-bit form's 474k). The
+U55/U65 keep the 14-bit E: Vela 5.2.0 runs an int16 TABLE there as three 8-bit lookups (1.3M -> 2.3M
+U55-128 cycles).
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -97,7 +102,7 @@ from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaGraph, TosaValue, reshape
+from arm.tosa.graph import TosaGraph, TosaValue, concat, reshape, slice_tensor
 from arm.tosa.quantization import QParams
 from arm.tosa.rescale import rescale
 from arm.tosa.specification import TosaSpecification
@@ -325,12 +330,11 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    # The exact E (a 22-bit int16 TABLE read) on the TOSA and VGF targets only. Vela 5.2.0 runs it on
-    # the U55/U65 as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
-    # [1, 3, 197, 197] softmax); on the U85 it folds the index arithmetic into an 8-bit-to-32-bit lookup
-    # (LUT kind 9) that runtime/npu_model does not run, so the command stream cannot be checked, and
-    # costs 470k instead of 360k U85-256 cycles there. The Ethos-U targets keep the 14-bit E.
-    if hidden is None and x.dtype == np.int8 and not (ctx.spec.has("u55") or ctx.spec.has("u85")):
+    # The exact E (a 22-bit int16 TABLE read) everywhere but the U55/U65, where Vela 5.2.0 runs an int16
+    # TABLE as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
+    # [1, 3, 197, 197] softmax). On the U85 Vela runs the index arithmetic as an int32 SUB that looks
+    # its result up in the table with int32 results (LUT_S16_S32, which runtime/npu_model runs).
+    if hidden is None and x.dtype == np.int8 and not ctx.spec.has("u55"):
         return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
@@ -396,8 +400,36 @@ def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedE
     attribute.TableAttribute()
     graph.add_op(ts.Op.TABLE, [index, graph.add_const(f"{ints.prefix}_exp_entries", _pair_entries(values))], [exp],
                  attribute, elementwise_unary=True)  # fmt: skip
-    total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
+    total = _outer_axis_sum(ints, exp, axis) if axis != x.rank - 1 else None
+    if total is None:
+        total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
     return ShiftedExponentials(steps, exp, total)
+
+
+def _outer_axis_sum(ints: Int32Emitter, exp: TosaValue, axis: int) -> TosaValue:
+    """The sum of int32 ``exp`` along an outer ``axis`` as ADDs of its halves (windows of one tensor).
+
+    Vela 5.2.0 reduces an outer axis by transposing the whole tensor first, at its full width: yolov8n's
+    DFL softmax (16 bins of [1, 16, 4, 525]) spent 866k of its 971k U85-256 cycles on the int32 E's
+    transpose (433k for the 14-bit E's int16 one). Halving ADDs read windows in place.
+    """
+    value, index = exp, 0
+    while value.shape[axis] > 1:
+        size = value.shape[axis]
+        half = size // 2
+
+        def window(start: int, length: int, what: str) -> TosaValue:
+            begin = [0] * value.rank
+            begin[axis] = start
+            shape = list(value.shape)
+            shape[axis] = length
+            return slice_tensor(ints.graph, value, begin, shape, name=f"{ints.prefix}_sum{index}_{what}")
+
+        summed = ints.add(window(0, half, "low"), window(size - half, half, "high"), f"sum{index}")
+        if size % 2:
+            summed = concat(ints.graph, [summed, window(half, 1, "middle")], axis, name=f"{ints.prefix}_sum{index}_odd")
+        value, index = summed, index + 1
+    return value
 
 
 def _exact_quotient(
@@ -537,11 +569,18 @@ TEST_CASES = {
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
-    # The exact E of the TOSA and VGF targets: no probability a step off the quantized module (the
-    # 14-bit E put 5 of these 7,092 a step off, and still does on the Ethos-U targets).
+    # The exact E of the TOSA, VGF and U85 targets: no probability a step off the quantized module (the
+    # 14-bit E put 5 of these 7,092 a step off, and still does on the U55).
     "attention_rows_exact": OpTestCase(
         FunctionModule(softmax_last), _scaled(11, 3.0, (1, 3, 12, 197)), differing_from_quantized=0.0,
-        targets=("tosa_INT", "vgf_INT"),
+        targets=("tosa_INT", "vgf_INT", "u85_INT"),
+    ),
+    # 16 bins along an outer axis, as yolov8n's DFL head has them, with logits of N(0, 2.5): short, peaked
+    # rows where E's own rounding decides. The exact E leaves no probability a step off the quantized
+    # module; the 14-bit E (the U55's) puts 7 of these 2,048 a step off.
+    "short_rows_exact": OpTestCase(
+        FunctionModule(softmax_channels), _scaled(16, 2.5, (1, 16, 4, 32)), differing_from_quantized=0.0,
+        targets=("tosa_INT", "vgf_INT", "u85_INT"),
     ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
     # ~0.06) moves such outputs by ~2 steps, the bound against the float module.

@@ -88,10 +88,19 @@ Result<OutputStage> OutputStage::create_u85(const OperationContext& context, con
     case u85::kLutSigmoid:
       stage.lut_bytes_ = kLut16Bytes;
       break;
+    case u85::kLutS16ToS32:
+      // The same 512 base/slope pairs, read without narrowing: TOSA's int16 TABLE itself, which Vela
+      // 5.2.0 maps here when the TABLE's int32 result is not rescaled back to int16.
+      stage.lut_bytes_ = kLut16Bytes;
+      stage.lut_wide_ = true;
+      break;
     default:
       return Status::failure(Error::kNotSupported, "lookup table kind %lu (8-bit to 16/32-bit) is not modelled",
                              static_cast<unsigned long>(activation.function));
   }
+  stage.clamp_indexes_ = true;
+  stage.ofm_low_ = ofm.min();
+  stage.ofm_high_ = ofm.max();
   // Tables sit at multiples of their own size in the LUT RAM.
   PTE_ASSIGN_OR_RETURN(uint8_t * table, context.memory.shram_bytes(activation.table * stage.lut_bytes_,
                                                                    stage.lut_bytes_, "the lookup table"));
@@ -109,6 +118,10 @@ int64_t OutputStage::look_up(int64_t value) const {
   const int64_t offset = saturate(value, -32768, 32767) + 32768;
   const uint8_t* entry = lut_ + (offset >> 7) * 4;
   const int64_t fraction = offset & 0x7f;
+  if (lut_wide_) {
+    // int32 results keep the interpolation's 7 fraction bits: base * 128 + slope * fraction.
+    return read_i16(entry) * 128 + read_i16(entry + 2) * fraction;
+  }
   return read_i16(entry) + ((read_i16(entry + 2) * fraction + 64) >> 7);
 }
 

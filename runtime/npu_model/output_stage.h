@@ -25,7 +25,9 @@ class OutputStage {
   // The value to store for a result that has been scaled but not yet offset by the zero point.
   int64_t finish(int64_t scaled) const {
     const int64_t value = scaled + zero_point_;
-    return saturate(lut_ == nullptr ? value : look_up(value), low_, high_);
+    if (lut_ == nullptr) return saturate(value, low_, high_);
+    if (clamp_indexes_) return saturate(look_up(saturate(value, low_, high_)), ofm_low_, ofm_high_);
+    return saturate(look_up(value), low_, high_);
   }
 
  private:
@@ -39,6 +41,13 @@ class OutputStage {
   const uint8_t* lut_ = nullptr;
   size_t lut_bytes_ = 0;
   bool lut_signed_ = true;
+  // A 16-bit table with 32-bit results (U85 LUT_S16_S32): the interpolation is not rounded to 16 bits.
+  bool lut_wide_ = false;
+  // The U85 clamps a lookup's index, not its result (Vela 5.2.0 sets the clamp from the table's input type: an
+  // int16 index into a table of int32 results gets [-32768, 32767]); the result saturates to the OFM's type.
+  bool clamp_indexes_ = false;
+  int64_t ofm_low_ = 0;
+  int64_t ofm_high_ = 0;
 };
 
 }  // namespace npu_model
