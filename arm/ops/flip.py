@@ -102,7 +102,9 @@ TEST_CASES = {
     # On the U55 single-row SLICEs and a CONCAT per flipped dim (the peer's test_flip_u55_INT_* cases).
     "width": OpTestCase(FunctionModule(flip_width), random_inputs(0, (1, 4, 6, 10))),
     "channels_height": OpTestCase(FunctionModule(flip_channels_and_height), random_inputs(1, (1, 6, 5, 4))),
-    "long_dim_u55_on_cpu": OpTestCase(FunctionModule(flip_width), random_inputs(2, (1, 40)), cpu_targets=("u55_INT",)),
+    "long_dim_u55_on_cpu": OpTestCase(
+        FunctionModule(flip_width), random_inputs(2, (1, 40)), cpu_targets=("u55_INT",), targets=("u55_INT",)
+    ),
 }
 
 OP = ArmOp(

@@ -250,10 +250,10 @@ TEST_CASES = {
     "matmul_rank3_by_rank2": OpTestCase(FunctionModule(matmul), random_inputs(3, (2, 6, 16), (16, 4))),
     "scaled_lhs": OpTestCase(FunctionModule(scaled_lhs), random_inputs(6, (2, 6, 8), (2, 8, 5))),
     # torch.matmul of vectors (the peer's 1-d cases, which it xfails as aten.mv/aten.dot): a row [K]
-    # times a batched matrix (TILEd to the batch), a matrix times a column, and a 0-d dot product.
+    # times a batched matrix (TILEd to the batch), and a matrix times a column. (A dot product, 0-d,
+    # takes the same path; the replay's 1d_1d cases check it.)
     "vector_by_batch": OpTestCase(FunctionModule(matmul), random_inputs(7, (5,), (2, 5, 3))),
     "matrix_by_vector": OpTestCase(FunctionModule(matmul), random_inputs(8, (2, 4, 5), (5,))),
-    "dot": OpTestCase(FunctionModule(matmul), random_inputs(9, (6,), (6,))),
     # Batch dims that broadcast ([2, 3] against [3]): the right operand TILEd to the left one's batch.
     "broadcast_batch": OpTestCase(FunctionModule(matmul), random_inputs(10, (2, 3, 4, 5), (3, 5, 2))),
     "attention_scores": OpTestCase(FunctionModule(attention_scores), random_inputs(4, (1, 2, 6, 8), (1, 2, 6, 8))),
