@@ -193,7 +193,6 @@ def one_hot_matmul_rows(ctx: LoweringContext, table: TosaValue, positions: TosaV
     attribute = ts.TosaSerializerAttribute()
     attribute.EqualAttribute()
     ctx.graph.add_op(ts.Op.EQUAL, [column, indices], [matches], attribute)
-    # On a grid of scale 1 and zero point 0 the one-hot codes are the reals 0 and 1.
     one_hot = cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot").with_qparams(ONE_HOT_GRID)
     one_hot = tile_batch(ctx.graph, one_hot, batch, name=f"{name}_one_hot_tiled")
     return int8_matmul(ctx.graph, one_hot, table, name=f"{name}_picked")
