@@ -65,9 +65,6 @@ def plus_int32_identity(x: torch.Tensor) -> torch.Tensor:
     return x + torch.eye(x.shape[-1], dtype=torch.int32)
 
 
-_INT_TARGETS = ("tosa_INT", "u55_INT", "u85_INT", "vgf_INT")
-
-
 class _AddConstant(torch.nn.Module):
     """Adds a constant tensor (a buffer), which the lowering emits as a TOSA CONST."""
 
@@ -120,8 +117,8 @@ TEST_CASES = {
 TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(add_tensors), random_inputs(20, (2, 3, 8), (3, 8))))
 
 # x + alpha * y: a MUL by alpha, then the ADD, in the FP profile (in the operands' type, as PyTorch's CPU
-# kernel computes short half-type tensors); the INT targets keep it on the CPU.
-_ALPHA = OpTestCase(FunctionModule(add_with_alpha), random_inputs(21, (2, 4, 6), (4, 6)), cpu_targets=_INT_TARGETS)
+# kernel computes short half-type tensors); in INT alpha scales y's RESCALE onto the int32 grid.
+_ALPHA = OpTestCase(FunctionModule(add_with_alpha), random_inputs(21, (2, 4, 6), (4, 6)))
 TEST_CASES |= {"alpha": _ALPHA, "alpha_bfloat16": in_float_type(_ALPHA, torch.bfloat16)}
 
 OP = ArmOp(

@@ -1,10 +1,13 @@
 """aten.flip -> one TOSA REVERSE per flipped dim; quantized, the output keeps the input's grid.
 
 Vela 5.2.0 runs REVERSE on the Ethos-U85 only ("Non-passthrough operation (Reverse) could not run on
-NPU" for the U55), so there it stays on the CPU.
+NPU" for the U55). There a flipped dim of up to 32 rows is its rows SLICEd one by one in reverse order
+and CONCATenated, as a constant index is on Ethos-U (arm/ops/index.py); longer dims stay on the CPU.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import tosa_serializer as ts
@@ -17,7 +20,7 @@ from arm.ops.common.support import describe, first_reason, profile_reason, rank_
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue
+from arm.tosa.graph import TosaValue, concat, reshape, slice_tensor
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
@@ -28,12 +31,27 @@ def _dims(node: Node) -> list[int]:
     return sorted({dim % len(shape) for dim in node.args[1] if shape[dim] > 1})
 
 
+# As many single-row SLICEs as a constant index may take on Ethos-U (arm/ops/index.py MAX_SLICED_RUNS).
+_MAX_SLICED_ROWS = 32
+
+
 def support(node: Node, spec: TosaSpecification) -> str | None:
     return first_reason(
-        f"{describe(node)}: Vela runs no REVERSE on the Ethos-U55/U65; it runs on the CPU" if spec.has("u55") else None,
+        _u55_reason(node) if spec.has("u55") else None,
         profile_reason(node, spec, [node.args[0]]),
         rank_reason(node, shape_of(node)),
     )
+
+
+def _u55_reason(node: Node) -> str | None:
+    shape = shape_of(node)
+    long = [dim for dim in _dims(node) if shape[dim] > _MAX_SLICED_ROWS]
+    if long:
+        return (
+            f"{describe(node)}: Vela runs no REVERSE on the Ethos-U55/U65, and dim {long[0]} has {shape[long[0]]} rows, "
+            f"more than the {_MAX_SLICED_ROWS} single-row SLICEs that stand in for it; it runs on the CPU"
+        )
+    return None
 
 
 def annotate_flip(node: Node, config: QuantizationConfig) -> None:
@@ -45,14 +63,31 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if ctx.spec.is_int:
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     dims = _dims(node)
+    reverse = _sliced_reverse if ctx.spec.has("u55") else _reverse
     for index, dim in enumerate(dims):
         name = node.name if index == len(dims) - 1 else f"{node.name}_reversed{dim}"
-        output = ctx.graph.add_tensor(name, value.shape, value.dtype, value.qparams)
-        attribute = ts.TosaSerializerAttribute()
-        attribute.ReverseAttribute(dim)
-        ctx.graph.add_op(ts.Op.REVERSE, [value], [output], attribute)
-        value = output
+        value = reverse(ctx, value, dim, name=name)
     return value
+
+
+def _reverse(ctx: LoweringContext, value: TosaValue, dim: int, *, name: str) -> TosaValue:
+    output = ctx.graph.add_tensor(name, value.shape, value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.ReverseAttribute(dim)
+    ctx.graph.add_op(ts.Op.REVERSE, [value], [output], attribute)
+    return output
+
+
+def _sliced_reverse(ctx: LoweringContext, value: TosaValue, dim: int, *, name: str) -> TosaValue:
+    """REVERSE along ``dim`` as single-row SLICEs, last row first, and one CONCAT (the U55's form)."""
+    shape = value.shape
+    before, rows, after = math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1 :])
+    table = reshape(ctx.graph, value, (before, rows, after), name=f"{name}_rows")
+    pieces = [
+        slice_tensor(ctx.graph, table, (0, row, 0), (before, 1, after), name=f"{name}_row{row}")
+        for row in reversed(range(rows))
+    ]
+    return reshape(ctx.graph, concat(ctx.graph, pieces, axis=1, name=f"{name}_reversed"), shape, name=name)
 
 
 def flip_width(x: torch.Tensor) -> torch.Tensor:
@@ -64,9 +99,11 @@ def flip_channels_and_height(x: torch.Tensor) -> torch.Tensor:
 
 
 TEST_CASES = {
-    "width": OpTestCase(FunctionModule(flip_width), random_inputs(0, (1, 4, 6, 10)), cpu_targets=("u55_INT",)),
-    "channels_height": OpTestCase(
-        FunctionModule(flip_channels_and_height), random_inputs(1, (1, 6, 5, 4)), cpu_targets=("u55_INT",)
+    # On the U55 single-row SLICEs and a CONCAT per flipped dim (the peer's test_flip_u55_INT_* cases).
+    "width": OpTestCase(FunctionModule(flip_width), random_inputs(0, (1, 4, 6, 10))),
+    "channels_height": OpTestCase(FunctionModule(flip_channels_and_height), random_inputs(1, (1, 6, 5, 4))),
+    "long_dim_u55_on_cpu": OpTestCase(
+        FunctionModule(flip_width), random_inputs(2, (1, 40)), cpu_targets=("u55_INT",), targets=("u55_INT",)
     ),
 }
 

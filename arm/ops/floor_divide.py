@@ -6,7 +6,9 @@ INTDIV with the same correction ('trunc': INTDIV alone), in the INT profile, als
 
 div.Tensor_mode's other modes share the node: rounding_mode=None (``torch.div(x, 2, rounding_mode=None)``)
 is a true division, FP a * RECIPROCAL(b); in INT, by a number, every mode is one TABLE of the node's
-own division, exact on the 256 codes. 'trunc' in FP has no formula here and stays on the CPU.
+own division, exact on the 256 codes; by a tensor the quantizer rewrites it as aten.div's
+``x * reciprocal(y)`` (arm/ops/div.py), which every INT target runs. 'trunc' in FP has no formula here
+and stays on the CPU.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from arm.ops.common.float_unary import on_int8_grid
 from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import HALF_TARGETS, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason
+from arm.ops.div import annotate_div
+from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
 from arm.tosa.specification import TosaSpecification
@@ -53,6 +57,21 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
             f"{spec} lowers as aten.div (x / y), not as div.Tensor_mode; it runs on the CPU"
         )
     return first_reason(floored_division.support(node, spec))
+
+
+def _is_true_division_by_tensor(node: Node) -> bool:
+    return _mode(node) is None and floored_division.is_tensor_divisor(node.args[1]) and not is_integer_arithmetic(node)
+
+
+def annotate(node: Node, config: QuantizationConfig) -> None:
+    if _is_true_division_by_tensor(node):
+        annotate_div(node, config)  # x * reciprocal(y), as aten.div.Tensor: no INTDIV, and the U55 runs it
+        return
+    floored_division.annotate_division(node, config)
+
+
+def quantized_on(node: Node, spec: TosaSpecification) -> bool:
+    return _is_true_division_by_tensor(node) or floored_division.quantized_on(node, spec)
 
 
 def _true_quotient(m: FloatMath, a: floored_division.Operand, b: floored_division.Operand) -> TosaValue:
@@ -113,6 +132,10 @@ def halved(x: torch.Tensor) -> torch.Tensor:
     return torch.div(x, 2, rounding_mode=None)
 
 
+def true_division(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.div(x, y, rounding_mode=None)
+
+
 def truncated_by_number(x: torch.Tensor) -> torch.Tensor:
     return torch.div(x, 0.6, rounding_mode="trunc")
 
@@ -134,6 +157,8 @@ TEST_CASES = {
     ),
     # div.Tensor_mode with rounding_mode=None: a true division (FP a * RECIPROCAL(b), INT one TABLE).
     "mode_none_by_number": OpTestCase(FunctionModule(halved), random_inputs(4, (4, 8))),
+    # ... by a tensor: rewritten at pt2e as x * reciprocal(y) (the peer's mode_none cases).
+    "mode_none_by_tensor": OpTestCase(FunctionModule(true_division), (random_inputs(8, (2, 6))[0], random_inputs(9, (2, 6))[0].abs() + 0.5)),
     # 'trunc' by a number: one TABLE in INT; no FP formula.
     "mode_trunc_by_number": OpTestCase(
         FunctionModule(truncated_by_number), on_int8_grid(5, (3, 16), 0.0297), cpu_targets=("tosa_FP", "vgf_FP")
@@ -145,8 +170,8 @@ OP = ArmOp(
     edge_targets=(exir_ops.edge.aten.div.Tensor_mode,),
     aten_targets=(torch.ops.aten.floor_divide.default, torch.ops.aten.div.Tensor_mode),
     support=support,
-    annotate=floored_division.annotate_division,
-    quantized_on=floored_division.quantized_on,
+    annotate=annotate,
+    quantized_on=quantized_on,
     lower=lower,
     test_cases=TEST_CASES,
 )

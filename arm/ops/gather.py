@@ -11,7 +11,10 @@ constant index along the last axis, as DeBERTa-v2's disentangled attention picks
 at its relative positions (``gather(c2p, -1, c2p_pos)``, the index folded from shapes), is a one-hot
 MATMUL instead: x's rows [R, 1, K] times a constant [R, K, W] int8 with one 1 per column (row r,
 column j: a 1 at k = index[r, j]). With x's zero point given to MATMUL, each int32 result is the
-picked code minus the zero point, exactly; one RESCALE puts it on the output grid.
+picked code minus the zero point, exactly; one RESCALE puts it on the output grid. On the U85 a run-time
+index is the same selection with the one-hot built at run time: the flat offsets (as for GATHER) EQUAL
+against 0..numel-1, and one MATMUL of x flattened (common/gather.py ``one_hot_lookup``), for int8 x of
+up to 64 KiB. int8, int16 or int32 data (not quantized) moves as it is on TOSA INT; on the U85, int8.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from torch.fx import Node
 
 from arm.fallback import LoweringError
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.gather import MAX_ONE_HOT_BYTES, gather, indices_reason
+from arm.ops.common.gather import MAX_ONE_HOT_BYTES, gather, indices_reason, one_hot_lookup, run_time_one_hot_reason
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason, float8_moved, profile_reason, rank_reason
 from arm.ops.common.unary import int8_reason
@@ -43,9 +47,37 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, index = node.args[:3]
     return first_reason(
-        _one_hot_reason(node, spec) if _is_ethos_u(spec) else indices_reason(node, index, spec),
-        None if spec.is_fp and float8_moved(spec, [x, node]) else profile_reason(node, spec, [x]),  # float8 rows move
+        _ethos_u_reason(node, spec) if _is_ethos_u(spec) else indices_reason(node, index, spec),
+        _data_reason(node, spec),
         rank_reason(node, shape_of(x)),
+    )
+
+
+def _data_reason(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    if is_integer_arithmetic(node):
+        return integer_data_support(node, spec)
+    if spec.is_fp and float8_moved(spec, [x, node]):  # float8 rows move
+        return None
+    return profile_reason(node, spec, [x])
+
+
+def _ethos_u_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """The one-hot MATMUL with constant selectors (both Ethos-U); on the U85, where that does not
+    apply, the run-time one-hot lookup, which takes any index."""
+    constant_selectors = _one_hot_reason(node, spec)
+    if is_integer_arithmetic(node) and constant_selectors is None:
+        constant_selectors = f"{describe(node)}: the one-hot MATMUL with constant selectors takes quantized data only"
+    if constant_selectors is None or spec.has("u55"):
+        return constant_selectors
+    return _run_time_one_hot_reason(node, spec)
+
+
+def _run_time_one_hot_reason(node: Node, spec: TosaSpecification) -> str | None:
+    x, _, index = node.args[:3]
+    return first_reason(
+        indices_reason(node, index, spec, one_hot_on_u85=True),
+        run_time_one_hot_reason(node, x, math.prod(shape_of(x)), 1, math.prod(shape_of(index))),
     )
 
 
@@ -94,12 +126,15 @@ def flat_offsets(shape: tuple[int, ...], dim: int, index: np.ndarray) -> np.ndar
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, dim, index = node.args[:3]
-    if _is_ethos_u(ctx.spec):
+    run_time_one_hot = ctx.spec.is_int and ctx.spec.has("u85") and not (
+        ctx.is_constant(index) and not is_integer_arithmetic(node) and _one_hot_reason(node, ctx.spec) is None
+    )
+    if _is_ethos_u(ctx.spec) and not run_time_one_hot:
         return _one_hot_selection(ctx, node)
     shape = shape_of(x)
     dim %= len(shape)
     value = ctx.value(x)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     table = reshape(ctx.graph, value, (1, math.prod(shape), 1), name=f"{node.name}_table")
     if ctx.is_constant(index):
@@ -108,7 +143,11 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     else:
         flat = reshape(ctx.graph, ctx.value(index), (1, math.prod(shape_of(index))), name=f"{node.name}_index")
         chosen = _runtime_offsets(ctx, flat, shape, dim, shape_of(index), name=f"{node.name}_offsets")
-    return reshape(ctx.graph, gather(ctx, table, chosen, name=f"{node.name}_elements"), shape_of(node), name=node.name)
+    if run_time_one_hot:
+        elements = one_hot_lookup(ctx, table, chosen, name=f"{node.name}_elements")
+    else:
+        elements = gather(ctx, table, chosen, name=f"{node.name}_elements")
+    return reshape(ctx.graph, elements, shape_of(node), name=node.name)
 
 
 def one_hot_selectors(index: np.ndarray, width: int) -> np.ndarray:
@@ -184,19 +223,27 @@ def _index(seed: int, high: int, shape: tuple[int, ...]) -> torch.Tensor:
     return torch.randint(0, high, shape, generator=torch.Generator().manual_seed(seed), dtype=torch.int32)
 
 
-_ETHOS_U = ("u55_INT", "u85_INT")  # no GATHER on the NPU: see arm/ops/common/gather.py
+# No GATHER on the NPU (arm/ops/common/gather.py): the U55 takes constant last-axis indices only, the
+# U85 any index through the run-time one-hot lookup.
+_U55 = ("u55_INT",)
 
 TEST_CASES = {
     # The index is smaller than x along the other dims too: those coordinates come from the index's own shape.
     "last_dim_smaller_index": OpTestCase(
-        _GatherConstant(2, _index(0, 6, (2, 3, 4))), random_inputs(0, (2, 4, 6)), cpu_targets=_ETHOS_U
+        _GatherConstant(2, _index(0, 6, (2, 3, 4))), random_inputs(0, (2, 4, 6)), cpu_targets=_U55
     ),
-    "first_dim": OpTestCase(_GatherConstant(0, _index(1, 5, (3, 7))), random_inputs(1, (5, 7)), cpu_targets=_ETHOS_U),
+    "first_dim": OpTestCase(_GatherConstant(0, _index(1, 5, (3, 7))), random_inputs(1, (5, 7)), cpu_targets=_U55),
     # DeBERTa-v2's form: each row's values picked at a constant index of the row's own (relative
     # positions); on the Ethos-U a one-hot MATMUL.
     "constant_index_per_row": OpTestCase(_GatherConstant(-1, _index(3, 16, (2, 8, 8))), random_inputs(3, (2, 8, 16))),
     "runtime_index": OpTestCase(
-        FunctionModule(gather_by_input), (*random_inputs(2, (3, 8, 2)), _index(2, 8, (3, 5, 2))), cpu_targets=_ETHOS_U
+        FunctionModule(gather_by_input), (*random_inputs(2, (3, 8, 2)), _index(2, 8, (3, 5, 2))), cpu_targets=_U55
+    ),
+    # int8 data, not quantized (the peer's int8 case): moved as it is; the FP profile moves no integers.
+    "int8_data": OpTestCase(
+        FunctionModule(gather_by_input),
+        (torch.randint(-128, 128, (4, 5), generator=torch.Generator().manual_seed(5), dtype=torch.int8), _index(5, 5, (4, 3))),
+        targets=("tosa_INT", "u85_INT"),  # the FP profile moves no integers; the U55 has no GATHER
     ),
 }
 

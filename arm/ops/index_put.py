@@ -8,8 +8,11 @@ Indexed dims that are not adjacent (``x[i, :, j]``) move to the front first by a
 where PyTorch lays out their written values too.
 Repeated positions (two writes of one row) are legal in PyTorch, where the last write wins, but not
 in TOSA SCATTER: common/scatter.py sends every overwritten write to a spare row. accumulate=True adds
-into x, which SCATTER cannot: it stays on the CPU, and so does every index_put on Ethos-U (Vela 5.2.0
-reads no SCATTER; the U55 has none at all). Run-time indices must be in [0, size) (PyTorch's negative
+into x, which SCATTER cannot: in the INT profile int8 rows are added by a one-hot MATMUL (repeats
+summed, exact in int32, one RESCALE; common/scatter.py ``one_hot_accumulate_rows``); FP and integer
+data keep it on the CPU. The U55 has no SCATTER at all, and Vela 5.2.0 reads
+none for the U85: there the rows are written by a one-hot MATMUL and a SELECT instead
+(common/scatter.py ``one_hot_scatter_rows``), for int8 data of up to 64 KiB. Run-time indices must be in [0, size) (PyTorch's negative
 ones count from the end: that holds for constant indices only).
 """
 
@@ -27,7 +30,8 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.fixed_point import Int32Emitter
 from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.scatter import scatter_rows
+from arm.ops.common.gather import MAX_ONE_HOT_BYTES, MAX_ONE_HOT_TABLE_BYTES, element_type
+from arm.ops.common.scatter import one_hot_accumulate_rows, one_hot_scatter_rows, scatter_rows
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.ops.common.tile import broadcast_value
 from arm.quantizer.annotation import annotate
@@ -85,10 +89,13 @@ def _rows_shape(node: Node) -> tuple[int, int, int, int]:
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, values = node.args[:3]
-    if spec.has("u55") or spec.has("u85"):
-        return f"{describe(node)}: Ethos-U has no SCATTER (Vela 5.2.0 fails to read one); the write stays on the CPU"
-    if _accumulates(node):
-        return f"{describe(node)}: accumulate=True adds into x; TOSA SCATTER only writes, so it runs on the CPU"
+    if spec.has("u55"):
+        return f"{describe(node)}: the U55 has no SCATTER; the write stays on the CPU"
+    if _accumulates(node) and (spec.is_fp or is_integer_arithmetic(node)):
+        return (
+            f"{describe(node)}: accumulate=True adds into x, which TOSA SCATTER cannot; the INT profile adds "
+            "quantized int8 rows by a one-hot MATMUL, so this one runs on the CPU"
+        )
     indices = _index_tensors(node)
     for _, index in indices:
         if dtype_of(index) != torch.int32:
@@ -107,8 +114,35 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
             f"rows {expected}; give values of that shape (or one that broadcasts to it)"
         )
     if is_integer_arithmetic(node):  # int8/int16/int32 data, not quantized reals: SCATTER moves it as it is
-        return integer_data_support(node, spec)
-    return first_reason(profile_reason(node, spec, [x, values]), rank_reason(node, shape_of(x)))
+        data = integer_data_support(node, spec)
+    else:
+        data = first_reason(profile_reason(node, spec, [x, values]), rank_reason(node, shape_of(x)))
+    one_hot = spec.is_int and (spec.has("u85") or _accumulates(node))
+    return first_reason(data, _one_hot_reason(node) if one_hot else None)
+
+
+def _one_hot_reason(node: Node) -> str | None:
+    """The one-hot write (module doc; the U85's, and accumulate=True's): int8, within common/gather.py's
+    one-hot bounds."""
+    x = node.args[0]
+    before, size, rows, after = _rows_shape(node)
+    no_scatter = (
+        f"{describe(node)}: accumulate=True adds by a one-hot MATMUL, which"
+        if _accumulates(node)
+        else f"{describe(node)}: Vela 5.2.0 reads no SCATTER for the U85, and the one-hot MATMUL that stands in for it"
+    )
+    element = element_type(x)
+    if element != torch.int8:
+        return (
+            f"{no_scatter} multiplies int8 only (TOSA's int16 MATMUL has an int48 result), but {x.name} is "
+            f"{element}; the write stays on the CPU"
+        )
+    if before * size * after > MAX_ONE_HOT_TABLE_BYTES or before * size * rows > MAX_ONE_HOT_BYTES:
+        return (
+            f"{no_scatter} reads the whole {before}x{size}x{after} tensor and a {before}x{size}x{rows} one-hot "
+            f"matrix per call (bounds: {MAX_ONE_HOT_TABLE_BYTES} and {MAX_ONE_HOT_BYTES} bytes); the write stays on the CPU"
+        )
+    return None
 
 
 def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
@@ -147,7 +181,11 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     if written.shape != _written_shape(node):  # values that broadcast (a row written to every row)
         written = broadcast_value(ctx, written, _written_shape(node), name=f"{node.name}_values_broadcast")
     written = reshape(ctx.graph, written, (before, rows, after), name=f"{node.name}_rows")
-    result = scatter_rows(ctx.graph, base, _positions(node, ctx), written, name=node.name)
+    if _accumulates(node):
+        write = one_hot_accumulate_rows
+    else:
+        write = one_hot_scatter_rows if ctx.spec.is_int and ctx.spec.has("u85") else scatter_rows
+    result = write(ctx.graph, base, _positions(node, ctx), written, name=node.name)
     if permutation is None:
         return reshape(ctx.graph, result, shape_of(node), name=node.name)
     result = reshape(ctx.graph, result, view_shape, name=f"{node.name}_view")
@@ -220,24 +258,27 @@ def accumulate_rows(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return torch.index_put(x, (torch.tensor([0, 2], dtype=torch.int32),), values, accumulate=True)
 
 
-_ETHOS_U = ("u55_INT", "u85_INT")
-_EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
+def accumulate_rows_by_input(x: torch.Tensor, rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    return torch.index_put(x, (rows,), values, accumulate=True)
+
+
+_U55 = ("u55_INT",)  # no SCATTER; the U85 writes by one-hot MATMUL
 
 TEST_CASES = {
     # Two middle-dim rows, one counted from the end; x's and v's ranges differ, so the shared grid matters.
     "columns_constant": OpTestCase(
-        _WriteRows([3, -1]), (random_inputs(0, (2, 5, 4))[0], 2.0 * random_inputs(1, (2, 2, 4))[0]), cpu_targets=_ETHOS_U
+        _WriteRows([3, -1]), (random_inputs(0, (2, 5, 4))[0], 2.0 * random_inputs(1, (2, 2, 4))[0]), cpu_targets=_U55
     ),
     "kv_cache_position": OpTestCase(
         FunctionModule(write_one_position),
         (random_inputs(2, (6, 8))[0], torch.tensor([4], dtype=torch.int32), random_inputs(3, (1, 8))[0]),
-        cpu_targets=_ETHOS_U,
+        cpu_targets=_U55,
     ),
     # Runtime rows, row 3 written twice: the last write wins, as in PyTorch (the first goes to a spare row).
     "runtime_rows": OpTestCase(
         FunctionModule(write_rows_by_input),
         (random_inputs(5, (4, 3))[0], torch.tensor([3, 1, 3], dtype=torch.int32), random_inputs(6, (3, 3))[0]),
-        cpu_targets=_ETHOS_U,
+        cpu_targets=_U55,
     ),
     "runtime_apart": OpTestCase(
         FunctionModule(write_apart_by_input),
@@ -247,20 +288,28 @@ TEST_CASES = {
             torch.tensor([2, 3], dtype=torch.int32),
             random_inputs(14, (2, 3))[0],
         ),
-        cpu_targets=_ETHOS_U,
+        cpu_targets=_U55,
     ),
     # int64 columns, as index_copy takes them: the flow narrows them to int32 at the delegate's edge.
-    # What it adds (index_copy's annotation at pt2e) is INT-only, and Ethos-U has no SCATTER.
+    # What it adds (index_copy's annotation at pt2e) is INT-only, and the U55 has no SCATTER.
     "index_copy": OpTestCase(
         FunctionModule(copy_columns_by_input),
         (random_inputs(11, (3, 4, 2))[0], torch.tensor([2, 0]), 2.0 * random_inputs(12, (3, 2, 2))[0]),
-        targets=("tosa_INT", "vgf_INT"),
+        targets=("tosa_INT", "vgf_INT", "u85_INT"),
     ),
     # One row of values written to both indexed rows of every batch: TILEd to the written rows first.
     "broadcast_values": OpTestCase(
-        _WriteRows([0, 2]), (random_inputs(7, (2, 5, 4))[0], 2.0 * random_inputs(8, (4,))[0]), cpu_targets=_ETHOS_U
+        _WriteRows([0, 2]), (random_inputs(7, (2, 5, 4))[0], 2.0 * random_inputs(8, (4,))[0]), cpu_targets=_U55
     ),
-    "accumulate": OpTestCase(FunctionModule(accumulate_rows), random_inputs(4, (4, 3), (2, 3)), cpu_targets=_EVERY_TARGET),
+    "accumulate": OpTestCase(
+        FunctionModule(accumulate_rows), random_inputs(4, (4, 3), (2, 3)), cpu_targets=("tosa_FP", "vgf_FP", "u55_INT")
+    ),
+    # Run-time rows, row 2 written twice: both writes add into it (the peer's rank3_accumulate form).
+    "accumulate_runtime_repeats": OpTestCase(
+        FunctionModule(accumulate_rows_by_input),
+        (random_inputs(9, (5, 3))[0], torch.tensor([2, 0, 2], dtype=torch.int32), random_inputs(10, (3, 3))[0]),
+        cpu_targets=("tosa_FP", "vgf_FP", "u55_INT"),
+    ),
 }
 
 OP = ArmOp(

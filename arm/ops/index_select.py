@@ -1,5 +1,8 @@
 """aten.index_select -> TOSA GATHER along one dim (the tensor viewed as [before, dim, after]);
-quantized, the output keeps the input's grid."""
+quantized, the output keeps the input's grid; int8, int16 or int32 data (not quantized) moves as it is.
+
+On the U85, where Vela 5.2.0 runs no GATHER, the rows are a one-hot MATMUL of run-time int8 tensors
+(common/gather.py ``one_hot_lookup``): exact, for int8 data and tables of up to 64 KiB."""
 
 from __future__ import annotations
 
@@ -9,12 +12,13 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.common.gather import gather, index_value, indices_reason
+from arm.ops.common.gather import gather, index_value, indices_reason, one_hot_lookup, run_time_one_hot_reason
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import first_reason, float8_moved, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
-from arm.quantizer.quantization_config import QuantizationConfig
+from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.rescale import requantize
@@ -24,10 +28,34 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, indices = node.args
     return first_reason(
-        indices_reason(node, indices, spec),
-        None if spec.is_fp and float8_moved(spec, [x, node]) else profile_reason(node, spec, [x]),  # float8 rows move
+        indices_reason(node, indices, spec, one_hot_on_u85=True),
+        _data_reason(node, spec),
         rank_reason(node, shape_of(x)),
+        _one_hot_reason(node) if spec.is_int and spec.has("u85") else None,
     )
+
+
+def _data_reason(node: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    if is_integer_arithmetic(node):
+        return integer_data_support(node, spec)
+    if spec.is_fp and float8_moved(spec, [x, node]):  # float8 rows move
+        return None
+    return profile_reason(node, spec, [x])
+
+
+def _table_view(node: Node) -> tuple[int, int, int]:
+    """x viewed as [before, K, after] around the indexed dim."""
+    x, dim, _ = node.args
+    shape = shape_of(x)
+    dim %= len(shape)
+    return math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1 :])
+
+
+def _one_hot_reason(node: Node) -> str | None:
+    before, rows, after = _table_view(node)
+    count = math.prod(shape_of(node.args[2]))
+    return run_time_one_hot_reason(node, node.args[0], rows, before * after, before * count)
 
 
 def annotate_index_select(node: Node, config: QuantizationConfig) -> None:
@@ -35,16 +63,18 @@ def annotate_index_select(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    x, dim, indices = node.args
-    shape = shape_of(x)
-    dim %= len(shape)
-    before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
+    x, _, indices = node.args
+    before, rows, after = _table_view(node)
     value = ctx.value(x)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
-    table = reshape(ctx.graph, value, (before, shape[dim], after), name=f"{node.name}_table")
-    chosen = index_value(ctx, indices, before, name=f"{node.name}_indices")
-    return reshape(ctx.graph, gather(ctx, table, chosen, name=f"{node.name}_rows"), shape_of(node), name=node.name)
+    table = reshape(ctx.graph, value, (before, rows, after), name=f"{node.name}_table")
+    if ctx.spec.is_int and ctx.spec.has("u85"):
+        chosen = index_value(ctx, indices, 1, name=f"{node.name}_indices")
+        picked = one_hot_lookup(ctx, table, chosen, name=f"{node.name}_rows")
+    else:
+        picked = gather(ctx, table, index_value(ctx, indices, before, name=f"{node.name}_indices"), name=f"{node.name}_rows")
+    return reshape(ctx.graph, picked, shape_of(node), name=node.name)
 
 
 class _SelectRows(torch.nn.Module):
@@ -90,17 +120,34 @@ class _RelativePositionBias(torch.nn.Module):
         return scores + bias.unsqueeze(0)
 
 
-# No GATHER on the NPU: see arm/ops/common/gather.py.
-_ETHOS_U = ("u55_INT", "u85_INT")
+# No GATHER on the U55: see arm/ops/common/gather.py (the U85 runs the one-hot MATMUL).
+_U55 = ("u55_INT",)
 
 TEST_CASES = {
-    "rows_constant": OpTestCase(_SelectRows(0, [3, 0, 0, 5]), random_inputs(0, (6, 16)), cpu_targets=_ETHOS_U),
-    "channels_constant": OpTestCase(_SelectRows(1, [2, 1]), random_inputs(1, (2, 4, 3, 3)), cpu_targets=_ETHOS_U),
+    "rows_constant": OpTestCase(_SelectRows(0, [3, 0, 0, 5]), random_inputs(0, (6, 16)), cpu_targets=_U55),
+    "channels_constant": OpTestCase(_SelectRows(1, [2, 1]), random_inputs(1, (2, 4, 3, 3)), cpu_targets=_U55),
     "relative_position_bias": OpTestCase(seeded(3, _RelativePositionBias), random_inputs(3, (1, 2, 4, 4))),
     "runtime_indices_tiled": OpTestCase(
         _SelectByInput(2),
         (*random_inputs(2, (3, 4, 8)), torch.tensor([7, 1, 1], dtype=torch.int32)),
-        cpu_targets=_ETHOS_U,
+        cpu_targets=_U55,
+    ),
+    # int8 data, not quantized (the peer's int8 cases): moved as it is; the FP profile moves no integers.
+    "int8_data": OpTestCase(
+        _SelectByInput(0),
+        (
+            torch.randint(-128, 128, (6, 2), generator=torch.Generator().manual_seed(4), dtype=torch.int8),
+            torch.tensor([5, 0, 5], dtype=torch.int32),
+        ),
+        targets=("tosa_INT", "u85_INT"),  # the FP profile moves no integers; the U55 has no GATHER
+    ),
+    # a16w8: the U85's one-hot MATMUL multiplies int8 only, so the lookup stays on the CPU there.
+    "a16w8_u85_on_cpu": OpTestCase(
+        _SelectByInput(1),
+        (*random_inputs(5, (2, 5)), torch.tensor([4, 1], dtype=torch.int32)),
+        quantization=get_symmetric_a16w8_quantization_config,
+        cpu_targets=("u85_INT",),
+        targets=("u85_INT",),
     ),
 }
 

@@ -4,6 +4,12 @@ Batch dims fold into N when both operands have them; a rank-2 right operand fold
 dims into its rows instead. INT: int8 operands with their zero points, an int32 product (int48 for
 int16 operands) rescaled onto the output grid. matmul is kept whole where it is delegated (to_edge
 would expand and view it into bmm).
+
+Vector operands take torch.matmul's meaning: a 1-d left operand is one row [1, K], a 1-d right one a
+column [K, 1]; the product drops those dims again, so ``v @ w`` (dot) is 0-d and ``A @ v`` (mv) a
+vector. Batch dims broadcast as in PyTorch: an operand with fewer (or size-1) batch dims is TILEd to
+the common batch. Kept whole, such products never become the unsqueeze, expand, mv or dot that to_edge
+makes of them (which left an unquantized unsqueeze or expand on the CPU).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from torchao.quantization.pt2e.quantizer import DerivedQuantizationSpec
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.tile import broadcast_value
 from arm.quantizer.annotation import _ANNOTATION_KEY, annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
@@ -31,16 +38,29 @@ from arm.tosa.rescale import from_int32
 from arm.tosa.specification import TosaSpecification
 
 
+def _matrix_shapes(node: Node) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The operands' shapes with a vector made a matrix: a 1-d left operand one row, a 1-d right one a
+    column (torch.matmul's meaning)."""
+    lhs_shape, rhs_shape = shape_of(node.args[0]), shape_of(node.args[1])
+    return (
+        (1, *lhs_shape) if len(lhs_shape) == 1 else tuple(lhs_shape),
+        (*rhs_shape, 1) if len(rhs_shape) == 1 else tuple(rhs_shape),
+    )
+
+
+def _batch_shape(node: Node) -> tuple[int, ...]:
+    """The batch dims both operands broadcast to (none when the right operand is a matrix: the left
+    one's batch then folds into its rows)."""
+    lhs_shape, rhs_shape = _matrix_shapes(node)
+    if len(rhs_shape) == 2:
+        return ()
+    return tuple(torch.broadcast_shapes(lhs_shape[:-2], rhs_shape[:-2]))
+
+
 def support(node: Node, spec: TosaSpecification) -> str | None:
     lhs, rhs = node.args[:2]
-    lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
-    if len(lhs_shape) < 2 or len(rhs_shape) < 2:
-        return f"{describe(node)}: vector operands ({lhs_shape} @ {rhs_shape}) are not lowered; unsqueeze them"
-    if len(rhs_shape) > 2 and lhs_shape[:-2] != rhs_shape[:-2]:
-        return (
-            f"{describe(node)}: batch dims {lhs_shape[:-2]} and {rhs_shape[:-2]} differ; broadcasting "
-            "between batched operands is not lowered (expand them to one batch shape)"
-        )
+    if min(len(shape_of(lhs)), len(shape_of(rhs))) < 1:
+        return f"{describe(node)}: a 0-d operand is no matrix product (use mul)"
     return first_reason(
         profile_reason(node, spec, [lhs, rhs]), rank_reason(node, shape_of(node)), _u55_int16_reason(node, spec)
     )
@@ -103,18 +123,19 @@ def _scaled_qparams(observers: list, *, factor: float) -> tuple[torch.Tensor, to
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     lhs_node, rhs_node = node.args[:2]
-    lhs_shape, rhs_shape = shape_of(lhs_node), shape_of(rhs_node)
+    lhs_shape, rhs_shape = _matrix_shapes(node)
     rows, inner, columns = lhs_shape[-2], lhs_shape[-1], rhs_shape[-1]
+    batch_shape = _batch_shape(node)
     if len(rhs_shape) == 2:
         batch, rows = 1, math.prod(lhs_shape[:-1])
     else:
-        batch = math.prod(lhs_shape[:-2])
+        batch = math.prod(batch_shape)
     read = ctx.quantized_value if ctx.spec.is_int else ctx.value
     (lhs_node, lhs_factor), (rhs_node, rhs_factor) = (
         _before_scalar_scaling(ctx, operand) if ctx.spec.is_int else (operand, 1.0) for operand in (lhs_node, rhs_node)
     )
-    lhs = reshape(ctx.graph, read(lhs_node), (batch, rows, inner), name=f"{node.name}_lhs")
-    rhs = reshape(ctx.graph, read(rhs_node), (batch, inner, columns), name=f"{node.name}_rhs")
+    lhs = _batched(ctx, read(lhs_node), lhs_shape, batch_shape, (batch, rows, inner), name=f"{node.name}_lhs")
+    rhs = _batched(ctx, read(rhs_node), rhs_shape, batch_shape, (batch, inner, columns), name=f"{node.name}_rhs")
     product = matmul_values(ctx, lhs, rhs, name=f"{node.name}_product")
     if ctx.spec.is_int:
         product = from_int32(
@@ -125,6 +146,22 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
             output=ctx.output_qparams(node),
         )
     return reshape(ctx.graph, product, shape_of(node), name=node.name)
+
+
+def _batched(
+    ctx: LoweringContext,
+    value: TosaValue,
+    matrix_shape: tuple[int, ...],
+    batch_shape: tuple[int, ...],
+    shape: tuple[int, int, int],
+    *,
+    name: str,
+) -> TosaValue:
+    """``value`` as MATMUL's [N, rows, columns], TILEd first where its batch dims broadcast."""
+    if batch_shape and tuple(matrix_shape[:-2]) != batch_shape:
+        matrix = reshape(ctx.graph, value, matrix_shape, name=f"{name}_matrix")
+        value = broadcast_value(ctx, matrix, (*batch_shape, *matrix_shape[-2:]), name=f"{name}_broadcast")
+    return reshape(ctx.graph, value, shape, name=name)
 
 
 _SCALAR_MULS = (exir_ops.edge.aten.mul.Tensor, exir_ops.edge.aten.mul.Scalar)
@@ -212,6 +249,13 @@ TEST_CASES = {
     "matmul_rank4": OpTestCase(FunctionModule(matmul), random_inputs(2, (2, 3, 4, 8), (2, 3, 8, 5))),
     "matmul_rank3_by_rank2": OpTestCase(FunctionModule(matmul), random_inputs(3, (2, 6, 16), (16, 4))),
     "scaled_lhs": OpTestCase(FunctionModule(scaled_lhs), random_inputs(6, (2, 6, 8), (2, 8, 5))),
+    # torch.matmul of vectors (the peer's 1-d cases, which it xfails as aten.mv/aten.dot): a row [K]
+    # times a batched matrix (TILEd to the batch), and a matrix times a column. (A dot product, 0-d,
+    # takes the same path; the replay's 1d_1d cases check it.)
+    "vector_by_batch": OpTestCase(FunctionModule(matmul), random_inputs(7, (5,), (2, 5, 3))),
+    "matrix_by_vector": OpTestCase(FunctionModule(matmul), random_inputs(8, (2, 4, 5), (5,))),
+    # Batch dims that broadcast ([2, 3] against [3]): the right operand TILEd to the left one's batch.
+    "broadcast_batch": OpTestCase(FunctionModule(matmul), random_inputs(10, (2, 3, 4, 5), (3, 5, 2))),
     "attention_scores": OpTestCase(FunctionModule(attention_scores), random_inputs(4, (1, 2, 6, 8), (1, 2, 6, 8))),
     # int16 operands: an int48 accumulator; the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension
     # and Vela puts no int16 MATMUL on the U55.

@@ -11,6 +11,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.slice_write import annotate_block_write, block_write_support, write_block
 from arm.ops.common.strided import as_rows, strided_rows, write_strided
@@ -47,7 +48,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return write_block(ctx, node, dim, start, end)
     x, src = node.args[:2]
     base, new = ctx.value(x), ctx.value(src)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         output = ctx.output_qparams(node)
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         new = requantize(ctx.graph, new, name=f"{node.name}_src_rescaled", output=output)
@@ -83,6 +84,16 @@ TEST_CASES = {
     "step_2": OpTestCase(FunctionModule(every_other), random_inputs(3, (6, 4), (3, 4))),
     # Columns 1, 4, 7 of 8 along dim 2 of a rank-4 tensor: two whole groups of 3, a last column of its own.
     "step_3_partial_group": OpTestCase(FunctionModule(every_third_from_one), random_inputs(4, (1, 2, 8, 3), (1, 2, 3, 3))),
+    # int8 data, not quantized (the peer's int8 cases): SLICE and CONCAT move it as it is; the FP
+    # profile moves no integers.
+    "int8_data": OpTestCase(
+        FunctionModule(middle_rows),
+        tuple(
+            torch.randint(-128, 128, shape, generator=torch.Generator().manual_seed(5), dtype=torch.int8)
+            for shape in ((1, 6, 3), (1, 3, 3))
+        ),
+        targets=("tosa_INT", "u55_INT", "u85_INT"),  # the FP profile moves no integers
+    ),
 }
 
 OP = ArmOp(

@@ -50,6 +50,8 @@ TEST_CASES = {
     "broadcast_rank": OpTestCase(FunctionModule(subtract), random_inputs(2, (4, 64), (64,))),
     "scalar": OpTestCase(FunctionModule(subtract_scalar), random_inputs(3, (1, 4, 8, 8))),
     "scalar_minus": OpTestCase(FunctionModule(scalar_minus), random_inputs(4, (2, 3, 10))),
+    # x - alpha * y: in INT alpha scales y's RESCALE onto the int32 grid (the peer's alpha cases).
+    "alpha": OpTestCase(FunctionModule(subtract_with_alpha), random_inputs(6, (2, 3, 4), (2, 3, 4))),
     # x - alpha * y in float16: alpha * y rounded to float16, then the SUB; FP only.
     "alpha_float16": in_float_type(
         OpTestCase(FunctionModule(subtract_with_alpha), random_inputs(5, (3, 8), (3, 8))), torch.float16

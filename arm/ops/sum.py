@@ -1,7 +1,8 @@
 """aten.sum.dim_IntList -> TOSA REDUCE_SUM per dim (INT: on int32, one RESCALE onto the output grid).
 
 aten.sum.default (every dim) reaches the lowering only inside control-flow graphs (a loop condition's
-``x.sum() > 1``), which to_edge leaves undecomposed; at the top level it becomes sum.dim_IntList.
+``x.sum() > 1``), which to_edge leaves undecomposed; at the top level it becomes sum.dim_IntList, to a
+0-d result. The quantizer annotates it as aten.sum.default, which pt2e still sees.
 """
 
 from __future__ import annotations
@@ -40,16 +41,22 @@ def sum_last(x: torch.Tensor) -> torch.Tensor:
     return x.sum(-1)
 
 
+def sum_every_dim(x: torch.Tensor) -> torch.Tensor:
+    return x.sum()
+
+
 TEST_CASES = {
     "channels": OpTestCase(FunctionModule(sum_channels), random_inputs(0, (1, 8, 6, 6))),
     "spatial_keepdim": OpTestCase(FunctionModule(sum_spatial_keepdim), random_inputs(1, (1, 4, 5, 7))),
     "last_dim": OpTestCase(FunctionModule(sum_last), random_inputs(2, (4, 3, 16))),
+    # x.sum(): aten.sum.default at pt2e (annotated as such), a 0-d sum.dim_IntList after to_edge.
+    "every_dim": OpTestCase(FunctionModule(sum_every_dim), random_inputs(3, (3, 1, 4))),
 }
 
 OP = ArmOp(
     name="sum",
     edge_targets=(exir_ops.edge.aten.sum.dim_IntList, exir_ops.edge.aten.sum.default),
-    aten_targets=(torch.ops.aten.sum.dim_IntList,),
+    aten_targets=(torch.ops.aten.sum.dim_IntList, torch.ops.aten.sum.default),
     support=reduction_support,
     annotate=annotate_sum,
     lower=lower,

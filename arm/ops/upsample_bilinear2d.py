@@ -49,6 +49,10 @@ def to_size_uneven(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.interpolate(x, size=(9, 7), mode="bilinear")
 
 
+def upscale_1_5x(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.interpolate(x, scale_factor=1.5, mode="bilinear")
+
+
 _U55 = ("u55_INT",)
 
 TEST_CASES = {
@@ -57,6 +61,8 @@ TEST_CASES = {
         FunctionModule(upscale_2x_corners), random_inputs(1, (1, 4, 4, 4)), cpu_targets=_U55
     ),
     "size_9x7": OpTestCase(FunctionModule(to_size_uneven), random_inputs(2, (1, 3, 4, 5)), cpu_targets=_U55),
+    # 5 x 1.5 floors to 7 rows, sampled with 1.5 itself, not 7/5 (the peer's one_and_half_scale cases).
+    "scale_1_5_floored": OpTestCase(FunctionModule(upscale_1_5x), random_inputs(4, (1, 2, 5, 4)), cpu_targets=_U55),
     # int16 activations: RESIZE widens int16 to int48; no int16 on TOSA-1.0+INT (TOSA, VGF).
     "a16w8_2x": OpTestCase(
         FunctionModule(upscale_2x),

@@ -44,11 +44,17 @@ def to_size_uneven(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.interpolate(x, size=(7, 10), mode="nearest")
 
 
+def upscale_1_5x(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.interpolate(x, scale_factor=1.5, mode="nearest")
+
+
 TEST_CASES = {
     "2x": OpTestCase(FunctionModule(upscale_2x), random_inputs(0, (1, 8, 6, 5))),
     "4x": OpTestCase(FunctionModule(upscale_4x), random_inputs(1, (1, 4, 3, 3))),
     "3x": OpTestCase(FunctionModule(upscale_3x), random_inputs(2, (1, 4, 4, 4)), cpu_targets=("u55_INT",)),
     "size_7x10": OpTestCase(FunctionModule(to_size_uneven), random_inputs(3, (1, 3, 4, 4)), cpu_targets=("u55_INT",)),
+    # 5 x 1.5 floors to 7 rows, sampled with 1.5 itself (floor(y / 1.5)), not 7/5.
+    "scale_1_5_floored": OpTestCase(FunctionModule(upscale_1_5x), random_inputs(5, (1, 2, 5, 3)), cpu_targets=("u55_INT",)),
     "batch2_2x": OpTestCase(FunctionModule(upscale_2x), random_inputs(4, (2, 4, 3, 3)), cpu_targets=("u55_INT",)),
 }
 

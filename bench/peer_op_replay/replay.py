@@ -27,7 +27,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from arm.compile_spec import TosaCompileSpec
-from arm.flow import FlowResult, Target, resolve_target, run_flow
+from arm.flow import FlowError, FlowResult, Target, resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.quantizer import (
     EthosUQuantizer,
@@ -48,6 +48,8 @@ OUTCOMES = {
     "cpu_fallback": "something other than quantize/dequantize stayed on the CPU, with our reason",
     "wrong_numbers": "delegated, but outputs outside the test's tolerance",
     "internal_error": "our flow (or running its program) raised",
+    "refused": "our flow refused the model up front with a FlowError naming why (a torch.while_loop that "
+    "cannot be delegated whole: ExecuTorch's program format has no loop, so no CPU fallback exists)",
     "unexpected_delegation": "the peer expects the op on the CPU (OpNotSupportedPipeline); we delegated it",
     "not_checked": "delegated, but this harness cannot run the program to compare numbers",
     "not_replayed": "a pipeline or feature this replay does not cover (VGF, U65, MXFP, a test without a pipeline)",
@@ -82,6 +84,8 @@ def _replay(request: ReplayRequest) -> Verdict:
         with backends_of("arm"):
             calibration = [_comparison_inputs(sample, tensors, spec) for sample in request.calibration or [tensors]]
             result = run_flow(ModelSpec(module, tensors, calibration), target, progress=False)
+    except FlowError as error:  # a stated refusal, not a crash: kept apart from internal errors
+        return Verdict("refused", "compile: " + describe_error(error))
     except Exception as error:
         return Verdict("internal_error", "compile: " + describe_error(error))
 

@@ -105,6 +105,20 @@ def test_replay_checks_numbers_against_the_eager_module(target, module, outcome)
     assert (verdict.outcome, verdict.numbers_checked) == (outcome, True), verdict.detail
 
 
+class _CountUp(torch.nn.Module):
+    """A torch.while_loop, which the U55 cannot delegate and ExecuTorch cannot run on the CPU."""
+
+    def forward(self, x):
+        return torch.ops.higher_order.while_loop(lambda v: v.sum() < 10.0, lambda v: (v + 1.0,), (x,), ())
+
+
+def test_replay_tells_a_stated_refusal_from_an_internal_error():
+    """The flow refuses such a model up front with a FlowError naming the loop: "refused", not "internal_error"."""
+    request = ReplayRequest("replay_test", "u55_INT", _CountUp(), (torch.zeros(2, 2),), tolerance=None)
+    verdict = replay(request, timeout_s=300)
+    assert verdict.outcome == "refused" and "while" in verdict.detail, (verdict.outcome, verdict.detail)
+
+
 class _LeakyInPlace(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.leaky_relu(x, 0.1, inplace=True)

@@ -12,7 +12,7 @@ from bench.peer_op_replay.plugin import CaseResult
 from bench.peer_op_replay.replay import OUTCOMES
 
 # Outcomes of replayed cases, in table order; "not_replayed" cases are counted beside, not in the rate.
-_COLUMNS = ("pass", "cpu_fallback", "wrong_numbers", "internal_error", "unexpected_delegation", "not_checked")
+_COLUMNS = ("pass", "cpu_fallback", "wrong_numbers", "internal_error", "refused", "unexpected_delegation", "not_checked")
 
 
 def outcome_table(results: Sequence[CaseResult]) -> str:
@@ -56,7 +56,7 @@ def render(results: Sequence[CaseResult]) -> str:
     lines += ["", "Top CPU-fallback reasons (cases, reason, op/target):"]
     for n, reason, ops in top_fallback_reasons(results):
         lines.append(f"  {n:3d}  {reason}\n        {', '.join(ops)}")
-    for outcome in ("internal_error", "wrong_numbers", "unexpected_delegation", "not_checked"):
+    for outcome in ("internal_error", "refused", "wrong_numbers", "unexpected_delegation", "not_checked"):
         listed = failures(results, outcome)
         lines += ["", f"{outcome} ({len(listed)}):"]
         lines += [f"  {r.op} {r.target} {r.case}: {r.detail}" for r in listed]
@@ -99,7 +99,7 @@ def render_markdown(results: Sequence[CaseResult], meta: dict) -> str:
         "",
         outcome_table(results),
     ]
-    for outcome in ("internal_error", "wrong_numbers", "unexpected_delegation", "not_checked", "cpu_fallback"):
+    for outcome in ("internal_error", "refused", "wrong_numbers", "unexpected_delegation", "not_checked", "cpu_fallback"):
         groups = grouped_failures(results, outcome)
         if not groups:
             continue

@@ -27,8 +27,9 @@ def binary_support(node: Node, spec: TosaSpecification) -> str | None:
     return first_reason(
         profile_reason(node, spec),
         None
-        if alpha == 1 or spec.is_fp
-        else f"{describe(node)}: alpha={alpha} is lowered in the FP profile only; scale the operand instead",
+        if alpha == 1 or spec.is_fp or alpha > 0
+        else f"{describe(node)}: alpha={alpha} is lowered in the INT profile when positive only (it scales the "
+        "operand's RESCALE); scale the operand instead",
         None if len(tensor_args(node)) == 2 else f"{describe(node)}: expected two tensor operands",
         rank_reason(node, shape_of(node)),
     )
@@ -80,10 +81,12 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     if ctx.spec.is_fp:
         return emit(ctx, op, set_attribute, [lhs, rhs], name=node.name, shape=shape, dtype=lhs.dtype)
     # The int32 grid is 2**-20 (int16: 2**-15) of twice the larger input step: exact for both inputs,
-    # no overflow.
-    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << add_sub_left_shift(lhs.dtype))
+    # no overflow. alpha (positive in INT: support) scales the second operand's step, so alpha * y costs
+    # no operator of its own.
+    rhs_scale = rhs.qparams.scale * float(alpha)
+    common_scale = 2 * max(lhs.qparams.scale, rhs_scale) / (1 << add_sub_left_shift(lhs.dtype))
     lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=lhs.qparams.scale / common_scale)
-    rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=rhs.qparams.scale / common_scale)
+    rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=rhs_scale / common_scale)
     int32 = np.dtype(np.int32)
     result32 = emit(ctx, op, set_attribute, [lhs32, rhs32], name=f"{node.name}_int32", shape=shape, dtype=int32)
     return from_int32(

@@ -24,8 +24,9 @@ from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convoluti
 from arm.ops.common.support import describe, dtype_of
 from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.graph import TosaGraph, TosaValue, reshape
 from arm.tosa.quantization import QParams, is_dequantize
+from arm.tosa.rescale import from_int32
 from arm.tosa.specification import TosaSpecification
 
 # The one-hot matrix is [ids, rows] int8 in the NPU's SRAM: bound it well below the smallest SRAM a
@@ -35,6 +36,10 @@ from arm.tosa.specification import TosaSpecification
 # lookups stay on the CPU, with the reason.
 MAX_ONE_HOT_BYTES = 256 * 1024
 MAX_ONE_HOT_TABLE_BYTES = 64 * 1024
+
+# On a grid of scale 1 and zero point 0 the one-hot codes are the reals 0 and 1, and int8 data (not
+# quantized) its own values.
+ONE_HOT_GRID = QParams((1.0,), 0, np.dtype(np.int8))
 
 
 def indices_reason(node: Node, indices: Node, spec: TosaSpecification, *, one_hot_on_u85: bool = False) -> str | None:
@@ -140,3 +145,91 @@ def one_hot_rows(ctx: LoweringContext, node: Node, table: Node, indices: TosaVal
         geometry=ConvGeometry(),
         output_shape_nhwc=(1, count, 1, channels),
     )
+
+
+# A run-time lookup on the U85 (ids from the program's input or computed): the one-hot matrix is built
+# at run time, and MATMUL (both operands run-time tensors, int8 only: TOSA's int16 MATMUL has an int48
+# result) picks the rows. Both bounds above apply: the MATMUL reads the whole table per call.
+def run_time_one_hot_reason(node: Node, data: Node, rows: int, width: int, count: int) -> str | None:
+    """Why the U85's run-time one-hot lookup does not take ``count`` rows of a [rows, width] table
+    ``data`` (a dequantized int8 activation or int8 integers); None when it does."""
+    no_gather = f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot MATMUL that stands in for it"
+    dtype = element_type(data)
+    if dtype != torch.int8:
+        return (
+            f"{no_gather} multiplies int8 only (TOSA's int16 MATMUL has an int48 result), but {data.name} is "
+            f"{dtype}; the lookup stays on the CPU"
+        )
+    if rows * width > MAX_ONE_HOT_TABLE_BYTES:
+        return (
+            f"{no_gather} reads the whole {rows}x{width} table per call, more than {MAX_ONE_HOT_TABLE_BYTES} "
+            "bytes, where a CPU gather reads the looked-up rows only; the lookup stays on the CPU"
+        )
+    if count * rows > MAX_ONE_HOT_BYTES:
+        return (
+            f"{no_gather} would need a {count * rows}-byte one-hot matrix ({count} indices x {rows} rows, more "
+            f"than {MAX_ONE_HOT_BYTES}); the lookup stays on the CPU (look up fewer ids per call)"
+        )
+    return None
+
+
+def element_type(data: Node) -> torch.dtype | None:
+    """The integer type a one-hot MATMUL would multiply: a dequantize's quantized type (int16 for a16w8),
+    else the tensor's own (int8 data that is not quantized; float for what nothing quantized)."""
+    if is_dequantize(data):
+        return next((arg for arg in data.args if isinstance(arg, torch.dtype)), None)
+    return dtype_of(data)
+
+
+def one_hot_matmul_rows(ctx: LoweringContext, table: TosaValue, positions: TosaValue, *, name: str) -> TosaValue:
+    """The rows of int8 ``table`` [N, K, C] at run-time ``positions`` ([1, W] int32, shared by every n) as
+    an int32 [N, W, C]: each element the picked code minus the table's zero point, exactly (one term of
+    each sum is nonzero). EQUAL against 0..K-1, CAST of the bool to int8, MATMUL."""
+    batch, rows, _ = table.shape
+    count = positions.shape[1]
+    column = reshape(ctx.graph, positions, (1, count, 1), name=f"{name}_ids")
+    indices = ctx.graph.add_const(f"{name}_positions", np.arange(rows, dtype=np.int32).reshape(1, 1, rows))
+    matches = ctx.graph.add_tensor(f"{name}_matches", (1, count, rows), np.dtype(np.bool_))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.EqualAttribute()
+    ctx.graph.add_op(ts.Op.EQUAL, [column, indices], [matches], attribute)
+    one_hot = cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot").with_qparams(ONE_HOT_GRID)
+    one_hot = tile_batch(ctx.graph, one_hot, batch, name=f"{name}_one_hot_tiled")
+    return int8_matmul(ctx.graph, one_hot, table, name=f"{name}_picked")
+
+
+def one_hot_lookup(ctx: LoweringContext, table: TosaValue, positions: TosaValue, *, name: str) -> TosaValue:
+    """``one_hot_matmul_rows`` back on ``table``'s own int8 grid (quantized data), or as int8 integers
+    (``table`` without a grid: integer data, its codes moved as they are)."""
+    qparams = table.qparams
+    if qparams is None:
+        picked = one_hot_matmul_rows(ctx, table.with_qparams(ONE_HOT_GRID), positions, name=name)
+        return cast(ctx.graph, picked, np.dtype(np.int8), name=f"{name}_int8")
+    picked = one_hot_matmul_rows(ctx, table, positions, name=name)
+    return from_int32(ctx.graph, picked, name=f"{name}_rescaled", accumulator_scales=[qparams.scale], output=qparams)
+
+
+def tile_batch(graph: TosaGraph, value: TosaValue, batch: int, *, name: str) -> TosaValue:
+    """[1, H, W] repeated to [batch, H, W] (MATMUL takes no broadcast)."""
+    if batch == 1:
+        return value
+    tiled = graph.add_tensor(name, (batch, *value.shape[1:]), value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TileAttribute()
+    graph.add_op(ts.Op.TILE, [value, graph.add_shape_const(f"{name}_multiples", (batch, 1, 1))], [tiled], attribute)
+    return tiled
+
+
+def int8_matmul(graph: TosaGraph, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
+    """MATMUL of int8 [N, H, C] by [N, C, W] with their zero points: the exact int32 [N, H, W]."""
+    output = graph.add_tensor(name, (lhs.shape[0], lhs.shape[1], rhs.shape[2]), np.dtype(np.int32))
+    operands = [
+        lhs,
+        rhs,
+        graph.add_scalar_const(f"{name}_lhs_zp", lhs.qparams.zero_point, np.int8),
+        graph.add_scalar_const(f"{name}_rhs_zp", rhs.qparams.zero_point, np.int8),
+    ]
+    attribute = ts.TosaSerializerAttribute()
+    attribute.MatMulAttribute()
+    graph.add_op(ts.Op.MATMUL, operands, [output], attribute)
+    return output

@@ -7,6 +7,10 @@ PyTorch's sampling positions in that form, with scales doubled so half-pixel off
   step back (for an integer upscale s this is the half-pixel form offset = 1 - s);
 * bilinear, align_corners=False: half-pixel centres, offset = (scale_d - scale_n) / 2;
 * bilinear, align_corners=True: the corner pixels coincide, scale (out - 1) / (in - 1), offset 0.
+
+Given scale factors (``scale_factor=1.5``) PyTorch samples with the factor itself, not out / in, and
+floors the output size (7 rows of 5 by 1.5): the factor is then the RESIZE ratio, and the border makes
+up the difference.
 """
 
 from __future__ import annotations
@@ -42,9 +46,14 @@ class AxisResize:
     border: int
 
 
-def axis_resize(in_size: int, out_size: int, *, bilinear: bool, align_corners: bool) -> AxisResize:
+def axis_resize(
+    in_size: int, out_size: int, *, bilinear: bool, align_corners: bool, factor: Fraction | None = None
+) -> AxisResize:
     corners = align_corners and in_size > 1 and out_size > 1
-    ratio = Fraction(out_size - 1, in_size - 1) if corners else Fraction(out_size, in_size)
+    if corners:
+        ratio = Fraction(out_size - 1, in_size - 1)
+    else:
+        ratio = factor if factor is not None else Fraction(out_size, in_size)
     scale_n, scale_d = 2 * ratio.numerator, 2 * ratio.denominator
     if not bilinear:
         offset = (scale_d - scale_n) // 2 if ratio.denominator == 1 else -(scale_n // 2)
@@ -54,12 +63,28 @@ def axis_resize(in_size: int, out_size: int, *, bilinear: bool, align_corners: b
     return AxisResize(scale_n, scale_d, offset, border)
 
 
+# A scale factor is taken as the exact fraction of its float; small denominators only (1.5, 2.5, 0.75),
+# which keep RESIZE's numerator within its limit.
+_MAX_FACTOR_DENOMINATOR = 16
+
+
+def _factors(node: Node) -> tuple[Fraction | None, Fraction | None]:
+    """The sampling ratio per axis where a scale factor does not give the output size exactly (else None:
+    out / in is the factor)."""
+    scale_factors = node.args[-1]
+    if scale_factors is None:
+        return None, None
+    sizes = zip(shape_of(node.args[0])[2:], shape_of(node)[2:], scale_factors)
+    return tuple(None if out == in_ * factor else Fraction(factor) for in_, out, factor in sizes)  # type: ignore[return-value]
+
+
 def _axes(node: Node, *, bilinear: bool, align_corners: bool) -> tuple[AxisResize, AxisResize]:
     _, _, in_h, in_w = shape_of(node.args[0])
     _, _, out_h, out_w = shape_of(node)
+    factor_h, factor_w = _factors(node)
     return (
-        axis_resize(in_h, out_h, bilinear=bilinear, align_corners=align_corners),
-        axis_resize(in_w, out_w, bilinear=bilinear, align_corners=align_corners),
+        axis_resize(in_h, out_h, bilinear=bilinear, align_corners=align_corners, factor=factor_h),
+        axis_resize(in_w, out_w, bilinear=bilinear, align_corners=align_corners, factor=factor_w),
     )
 
 
@@ -67,13 +92,12 @@ def resize_support(node: Node, spec: TosaSpecification, *, bilinear: bool, align
     x = node.args[0]
     if len(shape_of(x)) != 4:
         return f"{describe(node)}: only rank-4 (NCHW) inputs are resized, got shape {shape_of(x)}"
-    scale_factors = node.args[-1]
-    if scale_factors is not None and any(
-        out != in_ * factor for in_, out, factor in zip(shape_of(x)[2:], shape_of(node)[2:], scale_factors)
-    ):
+    factors = [factor for factor in _factors(node) if factor is not None]
+    if any(factor.denominator > _MAX_FACTOR_DENOMINATOR for factor in factors):
         return (
-            f"{describe(node)}: scale factors {list(scale_factors)} do not give whole output sizes; "
-            "pass size= instead"
+            f"{describe(node)}: scale factors {list(node.args[-1])} do not give whole output sizes, and PyTorch "
+            f"samples with the factor itself, which RESIZE takes as a fraction of denominator up to "
+            f"{_MAX_FACTOR_DENOMINATOR} only; pass size= instead"
         )
     axes = _axes(node, bilinear=bilinear, align_corners=align_corners)
     if any(axis.scale_n > _MAX_SCALE_N or axis.scale_d >= _MAX_DOWNSCALE * axis.scale_n for axis in axes):

@@ -2,7 +2,8 @@
 
 TOSA has no strided or offset write, but a contiguous block replaced is the concatenation of what
 comes before it, the block and what comes after: SLICE, SLICE and CONCAT, which every target runs
-(the U55 included, unlike SCATTER). Quantized, x, src and the output share one grid, as for cat.
+(the U55 included, unlike SCATTER). Quantized, x, src and the output share one grid, as for cat;
+int8, int16 or int32 data (not quantized) moves as it is in the INT profile.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -23,6 +25,8 @@ def block_write_support(node: Node, spec: TosaSpecification) -> str | None:
     x, src = node.args[:2]
     if not isinstance(src, Node):
         return f"{describe(node)}: the written block must be a tensor"
+    if is_integer_arithmetic(node):
+        return integer_data_support(node, spec)
     return first_reason(profile_reason(node, spec, [x, src]), rank_reason(node, shape_of(x)))
 
 
@@ -41,7 +45,7 @@ def write_block(ctx: LoweringContext, node: Node, dim: int, start: int, end: int
     x, src = node.args[:2]
     shape = shape_of(x)
     base, block = ctx.value(x), ctx.value(src)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):
         output = ctx.output_qparams(node)
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         block = requantize(ctx.graph, block, name=f"{node.name}_block_rescaled", output=output)
