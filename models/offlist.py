@@ -9,7 +9,13 @@ flow ended in an internal error, the partitions, the delegated share and the CPU
 reasons.
 
     python -m models.offlist --out /tmp/offlist.jsonl [--models gpt2,resnet50] [--targets ethos-u55-128]
+    python -m models.offlist --out /tmp/offlist.jsonl --numerics tosa-INT   # also each whole program's LSB
     python -m models.offlist --table /tmp/offlist.jsonl      # the Markdown table of models/README.md
+
+``--numerics`` runs each program the flow delegates whole on the host (its boundary quantize and
+dequantize in numpy, every delegate's TOSA graph on the reference model) against its own quantized
+model in float64 on two calibration inputs, and records the largest distance in output steps
+(models/delegated_numerics.py).
 
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
 regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
@@ -18,8 +24,8 @@ cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fil
 ``key_padding_built_from_shapes`` and gather's ``constant_index_per_row`` for DeBERTa-v2,
 scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART, arm/ops/roll.py's for Swin's
 shifted windows, arm/ops/clamp.py's ``normalize`` for EdgeNeXt's F.normalize, arm/ops/index_select.py's
-``relative_position_bias`` for Swin's folded bias lookup). models/README.md has the results, per model
-and target.
+``relative_position_bias`` for Swin's folded bias lookup, arm/ops/adaptive_avg_pool3d.py's for r3d_18's
+head). models/README.md has the results, per model and target.
 """
 
 from __future__ import annotations
@@ -855,20 +861,26 @@ def run_campaign(names: list[str], targets: list[str], out: Path, numerics: froz
 
 
 def markdown_table(rows: list[dict[str, object]]) -> str:
+    """The campaign's rows; with an LSB column when some row was measured (--numerics)."""
+    measured = any("max_lsb" in row or "numerics_error" in row for row in rows)
     lines = [
-        "| model | target | status | partitions | delegated | Vela cycles | CPU ops (count) |",
-        "|---|---|---|---|---|---|---|",
+        "| model | target | status | partitions | delegated | Vela cycles |"
+        + (" max LSB from its quantized model |" if measured else "")
+        + " CPU ops (count) |",
+        "|---|---|---|---|---|---|" + ("---|" if measured else "") + "---|",
     ]
     for row in rows:
+        lsb = f" {row.get('max_lsb', row.get('numerics_error', '-'))} |" if measured else ""
         if row["status"] == "compiles":
             ops = ", ".join(f"{op.removeprefix('aten_')} ({n})" for op, n in sorted(row["cpu_ops"].items())) or "-"
             cycles = f"{row['total_cycles']:,}" if row.get("total_cycles") else "-"
             lines.append(
                 f"| {row['model']} | {row['target']} | compiles | {row['partitions']} | "
-                f"{100 * float(row['delegated_share']):.1f}% | {cycles} | {ops} |"
+                f"{100 * float(row['delegated_share']):.1f}% | {cycles} |{lsb} {ops} |"
             )
         else:
-            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | | {row.get('error', '')} |")
+            empty = " |" if measured else ""
+            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | |{empty} {row.get('error', '')} |")
     return "\n".join(lines)
 
 
