@@ -9,7 +9,13 @@ flow ended in an internal error, the partitions, the delegated share and the CPU
 reasons.
 
     python -m models.offlist --out /tmp/offlist.jsonl [--models gpt2,resnet50] [--targets ethos-u55-128]
+    python -m models.offlist --out /tmp/offlist.jsonl --numerics tosa-INT   # also each whole program's LSB
     python -m models.offlist --table /tmp/offlist.jsonl      # the Markdown table of models/README.md
+
+``--numerics`` runs each program the flow delegates whole on the host (its boundary quantize and
+dequantize in numpy, every delegate's TOSA graph on the reference model) against its own quantized
+model in float64 on two calibration inputs, and records the largest distance in output steps
+(models/delegated_numerics.py).
 
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
 regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
@@ -18,8 +24,8 @@ cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fil
 ``key_padding_built_from_shapes`` and gather's ``constant_index_per_row`` for DeBERTa-v2,
 scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART, arm/ops/roll.py's for Swin's
 shifted windows, arm/ops/clamp.py's ``normalize`` for EdgeNeXt's F.normalize, arm/ops/index_select.py's
-``relative_position_bias`` for Swin's folded bias lookup). models/README.md has the results, per model
-and target.
+``relative_position_bias`` for Swin's folded bias lookup, arm/ops/adaptive_avg_pool3d.py's for r3d_18's
+head). models/README.md has the results, per model and target.
 """
 
 from __future__ import annotations
@@ -633,6 +639,87 @@ _SEQUENCE_MODELS: dict[str, Callable[[], ModelSpec]] = {
 }
 
 
+# --- Session 9: vision models users bring that the lists above lack, picked for their constructs
+# (grouped and dilated convolutions, 3-D convolutions, detection heads, mixed kernels, relative
+# position biases, layer scales, rotated boxes). ---
+
+
+def _video(make: Callable[[], nn.Module], frames: int, size: int) -> Callable[[], ModelSpec]:
+    def factory() -> ModelSpec:
+        torch.manual_seed(0)
+        module = make()
+        samples = seeded_inputs((1, 3, frames, size, size), count=CALIBRATION_SAMPLES)
+        reestimate_batch_norm(module, samples)
+        return ModelSpec(module.eval(), samples[0], samples)
+
+    return factory
+
+
+def _torchvision_video(name: str) -> Callable[[], nn.Module]:
+    def make() -> nn.Module:
+        from models.torchvision_compat import torchvision
+
+        return getattr(torchvision.models.video, name)()
+
+    return make
+
+
+class _DetectionHeads(nn.Module):
+    """A torchvision SSD's backbone and head without its transform and box decoding, as deployments cut it:
+    the box regressions and class logits of every anchor."""
+
+    def __init__(self, detector: nn.Module):
+        super().__init__()
+        self.backbone = detector.backbone
+        self.head = detector.head
+
+    def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        outputs = self.head(list(self.backbone(images).values()))
+        return outputs["bbox_regression"], outputs["cls_logits"]
+
+
+def _ssdlite_heads() -> nn.Module:
+    from models.torchvision_compat import torchvision
+
+    detector = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+    return _DetectionHeads(detector)
+
+
+def _hf_beit() -> nn.Module:
+    from transformers import BeitConfig, BeitModel
+
+    # BEiT: a relative position bias per layer (a table looked up by a constant index) and layer scale.
+    config = BeitConfig(
+        image_size=32,
+        patch_size=8,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        use_relative_position_bias=True,
+        use_absolute_position_embeddings=False,
+        layer_scale_init_value=0.1,
+    )
+    return BeitModel(config, add_pooling_layer=False)
+
+
+_VISION_SESSION_9: dict[str, Callable[[], ModelSpec]] = {
+    "resnext50_32x4d": _torchvision("resnext50_32x4d", 64),  # grouped 3x3 convolutions (32 groups)
+    "deeplabv3_mobilenet_v3_large": _segmentation("deeplabv3_mobilenet_v3_large", 64),  # dilated ASPP, image pool
+    "ssdlite320_heads": _vision(_ssdlite_heads, 128),  # SSDLite: extra layers, separable heads, two outputs
+    "r3d_18": _video(_torchvision_video("r3d_18"), 4, 32),  # 3-D convolutions, 3-D batch norm and pooling
+    "efficientnet_lite0": _timm("efficientnet_lite0", 64),  # ReLU6, no squeeze-excitation
+    "mixnet_s": _timm("mixnet_s", 64),  # mixed depthwise kernels (split, 3x3/5x5/7x7/9x9, cat)
+    "rexnet_100": _timm("rexnet_100", 64),  # residual into the first channels of a wider tensor
+    "cs3darknet_s": _timm("cs3darknet_s", 64),  # cross-stage partial blocks
+    "tiny_vit_5m": _timm("tiny_vit_5m_224", 64),  # windowed attention with biases, padding
+    "efficientvit_m0": _timm("efficientvit_m0", 64, img_size=64),  # cascaded group attention
+    "deit3_small": _timm("deit3_small_patch16_224", 64, img_size=64),  # layer scale
+    "hf_beit": _transformers(_hf_beit, "pixel_values", _image(32)),  # relative position bias
+    "yolov8n_obb": _ultralytics("yolov8n-obb.yaml", "obb", 128),  # rotated boxes: angle, cos/sin decode
+}
+
+
 MODELS: dict[str, Callable[[], ModelSpec]] = {
     # transformers, tiny configs
     "gpt2": _transformers(_gpt2, "input_ids", _token_ids),
@@ -678,10 +765,19 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
     "lraspp_mobilenet_v3_large": _segmentation("lraspp_mobilenet_v3_large", 64),  # segmentation, bilinear upsample
 }
 MODELS.update(_SEQUENCE_MODELS)
+MODELS.update(_VISION_SESSION_9)
 
 
-def compile_one(name: str, spec: ModelSpec, target_name: str) -> dict[str, object]:
-    """One model on one target through the public API; a row of the campaign."""
+NUMERICS_SAMPLES = 2
+
+
+def compile_one(name: str, spec: ModelSpec, target_name: str, numerics: bool = False) -> dict[str, object]:
+    """One model on one target through the public API; a row of the campaign.
+
+    With ``numerics``, a program delegated whole is also run on the host (each delegate's TOSA graph on
+    the reference model) against its own quantized model in float64 on the first NUMERICS_SAMPLES
+    calibration inputs: the row's ``max_lsb`` is the largest distance in output steps.
+    """
     from arm.ethosu.vela import VelaCompileError
     from arm.flow import FlowError, StageError, resolve_target, run_flow
     from arm.model_spec import ModelSpecError
@@ -713,8 +809,24 @@ def compile_one(name: str, spec: ModelSpec, target_name: str) -> dict[str, objec
             npu_cycles=sum(v.npu_cycles for v in result.artifacts.vela),
             total_cycles=sum(v.total_cycles for v in result.artifacts.vela),
         )
+        if numerics and not cpu:
+            row.update(_numerics(result, spec))
     row["seconds"] = round(time.perf_counter() - start, 1)
     return row
+
+
+def _numerics(result: object, spec: ModelSpec) -> dict[str, object]:
+    from models.delegated_numerics import distances_from_quantized_model
+
+    try:
+        distances = distances_from_quantized_model(result, spec.calibration_inputs[:NUMERICS_SAMPLES])
+    except Exception as error:  # noqa: BLE001 (a row records why the program could not be measured)
+        return {"numerics_error": f"{type(error).__name__}: {error}"[:300]}
+    return {
+        "max_lsb": max(d.max_lsb for d in distances),
+        "lsb_differing": sum(d.differing for d in distances),
+        "lsb_values": sum(d.size for d in distances),
+    }
 
 
 def _op_of(node: str) -> str:
@@ -729,7 +841,8 @@ def _reason_kind(reason: str) -> str:
     return text[:300]
 
 
-def run_campaign(names: list[str], targets: list[str], out: Path) -> None:
+def run_campaign(names: list[str], targets: list[str], out: Path, numerics: frozenset[str] = frozenset()) -> None:
+    """Every model on every target; ``numerics`` names the targets whose whole programs are measured."""
     torch.set_num_threads(1)
     for name in names:
         try:
@@ -738,29 +851,36 @@ def run_campaign(names: list[str], targets: list[str], out: Path) -> None:
             failure = f"{type(error).__name__}: {error}"[:400]
             rows = [{"model": name, "target": t, "status": "model not built", "error": failure} for t in targets]
         else:
-            rows = [compile_one(name, spec, target) for target in targets]
+            rows = [compile_one(name, spec, target, target in numerics) for target in targets]
         with out.open("a") as file:
             for row in rows:
                 file.write(json.dumps(row) + "\n")
-                line = f"{row['model']:24} {row['target']:14} {row['status']:15} {row.get('error') or ''}"
+                lsb = f"max {row['max_lsb']} LSB " if "max_lsb" in row else row.get("numerics_error", "")
+                line = f"{row['model']:24} {row['target']:14} {row['status']:15} {lsb}{row.get('error') or ''}"
                 print(line[:300], flush=True)
 
 
 def markdown_table(rows: list[dict[str, object]]) -> str:
+    """The campaign's rows; with an LSB column when some row was measured (--numerics)."""
+    measured = any("max_lsb" in row or "numerics_error" in row for row in rows)
     lines = [
-        "| model | target | status | partitions | delegated | Vela cycles | CPU ops (count) |",
-        "|---|---|---|---|---|---|---|",
+        "| model | target | status | partitions | delegated | Vela cycles |"
+        + (" max LSB from its quantized model |" if measured else "")
+        + " CPU ops (count) |",
+        "|---|---|---|---|---|---|" + ("---|" if measured else "") + "---|",
     ]
     for row in rows:
+        lsb = f" {row.get('max_lsb', row.get('numerics_error', '-'))} |" if measured else ""
         if row["status"] == "compiles":
             ops = ", ".join(f"{op.removeprefix('aten_')} ({n})" for op, n in sorted(row["cpu_ops"].items())) or "-"
             cycles = f"{row['total_cycles']:,}" if row.get("total_cycles") else "-"
             lines.append(
                 f"| {row['model']} | {row['target']} | compiles | {row['partitions']} | "
-                f"{100 * float(row['delegated_share']):.1f}% | {cycles} | {ops} |"
+                f"{100 * float(row['delegated_share']):.1f}% | {cycles} |{lsb} {ops} |"
             )
         else:
-            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | | {row.get('error', '')} |")
+            empty = " |" if measured else ""
+            lines.append(f"| {row['model']} | {row['target']} | {row['status']} | | | |{empty} {row.get('error', '')} |")
     return "\n".join(lines)
 
 
@@ -769,6 +889,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="append one JSON line per model and target here")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated names (default: all)")
     parser.add_argument("--targets", default=",".join(TARGETS))
+    parser.add_argument(
+        "--numerics",
+        default="",
+        help="comma-separated targets on which each program delegated whole is run against its quantized "
+        "model in float64 (max LSB per row), e.g. tosa-INT",
+    )
     parser.add_argument("--table", type=Path, help="print the Markdown table of a campaign's JSON lines and exit")
     args = parser.parse_args(argv)
     if args.table is not None:
@@ -779,7 +905,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in args.models.split(",") if name not in MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(MODELS)}")
-    run_campaign(args.models.split(","), args.targets.split(","), args.out)
+    run_campaign(args.models.split(","), args.targets.split(","), args.out, frozenset(filter(None, args.numerics.split(","))))
     return 0
 
 

@@ -26,7 +26,6 @@ The target names the .pte, the model factory and the expectations in the environ
 from __future__ import annotations
 
 import collections
-import copy
 import os
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from executorch.exir._serialize._program import deserialize_pte_binary
 from arm.ethosu.npu_model.pte_delegates import random_integer_inputs
 from arm.flow import _quantize, resolve_target
 from arm.model_spec import load_model_spec
+from models.quantized_float64 import as_float64, in_float64, on_grid
 
 PTE = Path(os.environ["ZOO_PTE"])
 FACTORY = os.environ["ZOO_FACTORY"]
@@ -110,18 +110,18 @@ def check_program_within_one_lsb_of_quantized_model() -> None:
     exported = torch.export.export(spec.module.eval(), spec.example_inputs)
     quantized = _quantize(exported, resolve_target(TARGET).quantizer(), spec.calibration_inputs[:CALIBRATION_SAMPLES])
     output_grids = _boundary_grids(quantized, "dequantize_per_tensor", lambda node: "output" in {u.op for u in node.users})
-    in_float64 = _in_float64(quantized)
+    in_float64_module = in_float64(quantized)
     program = ProgramOracle(PTE)  # every delegate's TOSA graph comes from the .tosa files beside the .pte
     for sample in spec.calibration_inputs[:_PROGRAM_SAMPLES]:
         outputs = program.run([_program_input(tensor) for tensor in sample])
         with torch.no_grad():
             in_float32 = _as_list(quantized(*sample))
-            expected = _as_list(in_float64(*(_float64(tensor) for tensor in sample)))
+            expected = _as_list(in_float64_module(*(as_float64(tensor) for tensor in sample)))
         assert len(outputs) == len(expected) == len(output_grids)
         for index, (got, want, want32, (scale, zero_point)) in enumerate(zip(outputs, expected, in_float32, output_grids)):
-            got = _integers(torch.from_numpy(np.asarray(got)), scale, zero_point)
-            difference = np.abs(got - _integers(want, scale, zero_point))
-            float32_difference = np.abs(got - _integers(want32, scale, zero_point))
+            got = on_grid(np.asarray(got), scale, zero_point)
+            difference = np.abs(got - on_grid(want, scale, zero_point))
+            float32_difference = np.abs(got - on_grid(want32, scale, zero_point))
             print(f"{PTE.name} output {index}: at most {difference.max()} LSB from the quantized torch model in float64 "
                   f"({np.count_nonzero(difference)} of {difference.size} values differ); "
                   f"{float32_difference.max()} LSB from it in float32")  # fmt: skip
@@ -145,58 +145,8 @@ def _program_input(tensor: torch.Tensor) -> np.ndarray:
     return tensor.numpy().astype(np.float32) if tensor.is_floating_point() else tensor.numpy()
 
 
-def _float64(tensor: torch.Tensor) -> torch.Tensor:
-    return tensor.double() if tensor.is_floating_point() else tensor
-
-
 def _as_list(outputs: torch.Tensor | tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
     return [outputs] if isinstance(outputs, torch.Tensor) else list(outputs)
-
-
-def _integers(real: torch.Tensor, scale: float, zero_point: int) -> np.ndarray:
-    return (np.round(real.double().numpy() / scale) + zero_point).astype(np.int64)
-
-
-def _quantize_float64(x, scale, zero_point, quant_min, quant_max, dtype):
-    return torch.clamp(torch.round(x.double() / float(scale)) + int(zero_point), quant_min, quant_max).to(dtype)
-
-
-def _dequantize_float64(x, scale, zero_point, quant_min, quant_max, dtype, **kwargs):
-    return (x.double() - int(zero_point)) * float(scale)
-
-
-def _dequantize_per_channel_float64(x, scales, zero_points, axis, quant_min, quant_max, dtype, **kwargs):
-    shape = [1] * x.dim()
-    shape[axis] = -1
-    return (x.double() - zero_points.view(shape).double()) * scales.view(shape).double()
-
-
-# The decomposed (de)quantize ops insist on float32; these compute the same in float64.
-_FLOAT64_FORMS = {
-    torch.ops.quantized_decomposed.quantize_per_tensor.default: _quantize_float64,
-    torch.ops.quantized_decomposed.dequantize_per_tensor.default: _dequantize_float64,
-    torch.ops.quantized_decomposed.dequantize_per_channel.default: _dequantize_per_channel_float64,
-}
-
-
-def _in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
-    """A copy of the quantized module that computes in float64 (its float constants become float64)."""
-    copied = copy.deepcopy(module)
-    for node in copied.graph.nodes:
-        if node.op == "call_function" and node.target in _FLOAT64_FORMS:
-            node.target = _FLOAT64_FORMS[node.target]
-        elif node.op == "get_attr":
-            # Targets are dotted paths into submodules (ConvNeXt: "stages.0.blocks.0.gamma").
-            *path, name = node.target.split(".")
-            owner = copied
-            for part in path:
-                owner = getattr(owner, part)
-            value = getattr(owner, name)
-            if isinstance(value, torch.Tensor) and value.is_floating_point():
-                double = value.double()
-                setattr(owner, name, torch.nn.Parameter(double, requires_grad=False) if isinstance(value, torch.nn.Parameter) else double)
-    copied.recompile()
-    return copied.double()
 
 
 def _boundary_grids(module: torch.fx.GraphModule, target: str, where) -> list[tuple[float, int]]:

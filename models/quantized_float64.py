@@ -1,0 +1,79 @@
+"""A pt2e-quantized module evaluated in float64: the oracle a delegated integer program is held to.
+
+The converted module has the same graph, integer weights and grids as the program the flow lowers;
+evaluated in float32, its convolutions land on the other side of a rounding tie now and then (about 1
+in 8000 values), and deep networks with random weights amplify each such 1-LSB step (RegNetX-400MF: up
+to 100 LSB by its last block, where float64 and the TOSA graph agree exactly). In float64 the module
+measures the lowering, not torch's rounding noise.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import torch
+
+
+def _quantize_float64(x, scale, zero_point, quant_min, quant_max, dtype):
+    return torch.clamp(torch.round(x.double() / float(scale)) + int(zero_point), quant_min, quant_max).to(dtype)
+
+
+def _dequantize_float64(x, scale, zero_point, quant_min, quant_max, dtype, **kwargs):
+    return (x.double() - int(zero_point)) * float(scale)
+
+
+def _dequantize_per_channel_float64(x, scales, zero_points, axis, quant_min, quant_max, dtype, **kwargs):
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    return (x.double() - zero_points.view(shape).double()) * scales.view(shape).double()
+
+
+# The decomposed (de)quantize ops insist on float32; these compute the same in float64.
+_FLOAT64_FORMS = {
+    torch.ops.quantized_decomposed.quantize_per_tensor.default: _quantize_float64,
+    torch.ops.quantized_decomposed.dequantize_per_tensor.default: _dequantize_float64,
+    torch.ops.quantized_decomposed.dequantize_per_channel.default: _dequantize_per_channel_float64,
+}
+
+
+def in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """A copy of the quantized module that computes in float64 (its float constants become float64)."""
+    copied = copy.deepcopy(module)
+    for node in copied.graph.nodes:
+        if node.op == "call_function" and node.target in _FLOAT64_FORMS:
+            node.target = _FLOAT64_FORMS[node.target]
+        elif node.op == "get_attr":
+            # Targets are dotted paths into submodules (ConvNeXt: "stages.0.blocks.0.gamma").
+            *path, name = node.target.split(".")
+            owner = copied
+            for part in path:
+                owner = getattr(owner, part)
+            value = getattr(owner, name)
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                double = value.double()
+                is_parameter = isinstance(value, torch.nn.Parameter)
+                setattr(owner, name, torch.nn.Parameter(double, requires_grad=False) if is_parameter else double)
+    copied.recompile()
+    return copied.double()
+
+
+def output_grids(module: torch.fx.GraphModule) -> list[tuple[float, int] | None]:
+    """(scale, zero point) of each module output's dequantize, in output order; ``None`` off the grid."""
+    (output,) = [node for node in module.graph.nodes if node.op == "output"]
+    values = output.args[0] if isinstance(output.args[0], (tuple, list)) else [output.args[0]]
+    grids: list[tuple[float, int] | None] = []
+    for value in values:
+        is_dequantize = isinstance(value, torch.fx.Node) and "dequantize_per_tensor" in str(value.target)
+        grids.append((float(value.args[1]), int(value.args[2])) if is_dequantize else None)
+    return grids
+
+
+def as_float64(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.double() if tensor.is_floating_point() else tensor
+
+
+def on_grid(real: torch.Tensor | np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """The integers a real-valued output stands for on its (scale, zero point) grid."""
+    values = real.double().numpy() if isinstance(real, torch.Tensor) else np.asarray(real, np.float64)
+    return (np.round(values / scale) + zero_point).astype(np.int64)
