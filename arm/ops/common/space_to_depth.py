@@ -1,0 +1,175 @@
+"""A convolution with a stride above 3 as a space-to-depth of its input and a stride-1 convolution.
+
+Vela 5.2.0 runs strides of 1 to 3 natively. Above that, on the U55 it refuses the convolution unless it
+is unpadded and undilated ("Stride>3 is only supported IF (dilation = 1 AND padding = VALID)", its U55
+constraint table; PVT-v2's and PoolFormer-v2's 7x7 stride-4 patch embeddings are padded), and where it
+does take one (the U85, or an unpadded U55 one) it splits it into one operator per output pixel
+(deit_tiny's 16x16 patches at 224x224 on the U85-256: 196 CONV2Ds of 65,206 cycles each, 40% of the
+network).
+
+The same sum at stride 1: cut the input into s_y x s_x blocks and stack each block's pixels as channels
+([B, C, H, W] -> [B, H/s_y, W/s_x, C*s_y*s_x], channel order (c, row in block, column in block)). An
+output pixel o reads input rows o*s - p + t*dilation for taps t; shifting the kernel right by
+d = (-p) mod s puts the first padded row on a block boundary, so tap position d + t*dilation =
+a*s + b reads row b of block o + a - ceil(p/s). The convolution becomes a stride-1 one over the blocks
+with ceil((d + (k-1)*dilation + 1) / s) taps per axis, ceil(p/s) blocks of padding before, and weights
+W'[o, (c, b_y, b_x), a_y, a_x] = W[o, c, t_y, t_x] where the positions match and 0 elsewhere. Every
+product of the original sum appears once and nothing else is added, so the integer result is the same,
+bit for bit; padding stays the convolution's own (TOSA subtracts the input zero point, so a padded
+position adds nothing). Input rows no output reads are sliced off; a last, partial block that some output
+reads is completed with zero-point rows by a PAD.
+
+The space-to-depth reads the input in NCHW: two TRANSPOSEs whose innermost axis is a block's row, never
+a 3-channel one (NCHW -> NHWC of a 224x224 RGB image alone costs 549k U85-256 cycles).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import tosa_serializer as ts
+from torch.fx import Node
+
+from arm.ops.common.convolution import ConvGeometry, ConvWeights, ConvWindow, emit_grouped_convolution
+from arm.tosa.context import LoweringContext
+from arm.tosa.graph import TosaValue, pad_tensor, reshape, slice_tensor
+
+# Vela 5.2.0's native stride range is 1..3 on every Ethos-U (U55 constraint "Kernel stride must be in
+# the range (1,3)"; larger ones are refused or split per output pixel, see the module docstring).
+LARGEST_NATIVE_STRIDE = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockAxis:
+    """One spatial axis of the rewrite.
+
+    ``stride`` is the block size; ``shift`` the kernel's offset d inside its first block; ``taps`` the
+    stride-1 kernel's extent in blocks; ``pad_before``/``pad_after`` the stride-1 convolution's padding in
+    blocks; ``used`` how many input rows the blocks cover (rows past it are never read), ``completed`` how
+    many zero-point rows complete a last, partial block (0 or less than ``stride``).
+    """
+
+    stride: int
+    dilation: int
+    shift: int
+    taps: int
+    pad_before: int
+    pad_after: int
+    used: int
+    completed: int
+
+    @property
+    def blocks(self) -> int:
+        return (self.used + self.completed) // self.stride
+
+    @classmethod
+    def plan(cls, size: int, kernel: int, stride: int, padding: int, dilation: int) -> BlockAxis | None:
+        """The axis of a PyTorch convolution (symmetric ``padding``, floored output); None when no output
+        reads an input row (a window over padding only), which the plain lowering handles."""
+        extent = (kernel - 1) * dilation + 1
+        outputs = (size + 2 * padding - extent) // stride + 1
+        shift = -padding % stride
+        pad_before = (padding + shift) // stride
+        taps = -(-(shift + extent) // stride)
+        needed = outputs + taps - 1 - pad_before  # blocks 0 .. needed-1 hold every input row an output reads
+        if outputs < 1 or needed < 1:
+            return None
+        full = size // stride
+        if needed <= full:
+            return cls(stride, dilation, shift, taps, pad_before, 0, needed * stride, 0)
+        completed = -size % stride
+        blocks = (size + completed) // stride
+        return cls(stride, dilation, shift, taps, pad_before, needed - blocks, size, completed)
+
+
+def needs_space_to_depth(window: ConvWindow) -> bool:
+    """Whether a 2-D convolution's stride is one Vela would refuse or split (above 3 on either axis)."""
+    return max(window.stride) > LARGEST_NATIVE_STRIDE
+
+
+def block_weights(weights: np.ndarray, y: BlockAxis, x: BlockAxis) -> np.ndarray:
+    """PyTorch [O, I, KH, KW] weights as the stride-1 kernel over blocks: [O, I*s_y*s_x, taps_y, taps_x],
+    input channels ordered (i, row in block, column in block) as the space-to-depth stacks them."""
+    out_channels, in_channels, kernel_h, kernel_w = weights.shape
+    blocked = np.zeros((out_channels, in_channels, y.taps * y.stride, x.taps * x.stride), weights.dtype)
+    rows = y.shift + np.arange(kernel_h) * y.dilation
+    columns = x.shift + np.arange(kernel_w) * x.dilation
+    blocked[:, :, rows[:, None], columns[None, :]] = weights
+    # [O, I, taps_y, s_y, taps_x, s_x] -> [O, I, s_y, s_x, taps_y, taps_x]
+    blocked = blocked.reshape(out_channels, in_channels, y.taps, y.stride, x.taps, x.stride)
+    blocked = blocked.transpose(0, 1, 3, 5, 2, 4)
+    return np.ascontiguousarray(blocked.reshape(out_channels, in_channels * y.stride * x.stride, y.taps, x.taps))
+
+
+def space_to_depth_convolution(
+    ctx: LoweringContext,
+    node: Node,
+    x_nchw: TosaValue,
+    weights: ConvWeights,
+    window: ConvWindow,
+    output_shape_nchw: tuple[int, ...],
+    *,
+    name: str,
+) -> TosaValue | None:
+    """The convolution of NCHW ``x_nchw`` as space-to-depth and a stride-1 convolution; NHWC result
+    ``name``. None when an axis has no block form (see ``BlockAxis.plan``)."""
+    batch, channels, height, width = x_nchw.shape
+    _, _, kernel_h, kernel_w = weights.values.shape
+    y = BlockAxis.plan(height, kernel_h, window.stride[0], window.padding[0], window.dilation[0])
+    x = BlockAxis.plan(width, kernel_w, window.stride[1], window.padding[1], window.dilation[1])
+    if y is None or x is None:
+        return None
+    value = x_nchw
+    if (y.used, x.used) != (height, width):
+        value = slice_tensor(ctx.graph, value, (0, 0, 0, 0), (batch, channels, y.used, x.used), name=f"{name}_rows_read")
+    if y.completed or x.completed:
+        value = pad_tensor(
+            ctx.graph,
+            value,
+            [(0, 0), (0, 0), (0, y.completed), (0, x.completed)],
+            _zero_code(value),
+            name=f"{name}_last_block",
+        )
+    depth = space_to_depth(ctx, value, y.stride, x.stride, name=name)
+    _, out_channels, out_h, out_w = output_shape_nchw
+    return emit_grouped_convolution(
+        ctx,
+        node,
+        name=name,
+        input_nhwc=depth,
+        weights=dataclasses.replace(weights, values=block_weights(weights.values, y, x)),
+        geometry=ConvGeometry(pad=(y.pad_before, y.pad_after, x.pad_before, x.pad_after)),
+        groups=window.groups,
+        output_shape_nhwc=(batch, out_h, out_w, out_channels),
+    )
+
+
+def space_to_depth(ctx: LoweringContext, x_nchw: TosaValue, stride_y: int, stride_x: int, *, name: str) -> TosaValue:
+    """[B, C, by*sy, bx*sx] NCHW -> [B, by, bx, C*sy*sx] NHWC, channels ordered (c, row, column) of a block.
+
+    [B*C*by, sy, bx, sx] -> TRANSPOSE [B*C*by, bx, sy, sx] -> [B, C, by*bx, sy*sx] -> TRANSPOSE
+    [B, by*bx, C, sy*sx] -> [B, by, bx, C*sy*sx]. The TRANSPOSEs are part of this computation (no layout
+    perms), so the layout passes leave them alone.
+    """
+    batch, channels, height, width = x_nchw.shape
+    blocks_y, blocks_x = height // stride_y, width // stride_x
+    rows = reshape(ctx.graph, x_nchw, (batch * channels * blocks_y, stride_y, blocks_x, stride_x), name=f"{name}_block_rows")
+    blocks = _transpose(ctx, rows, (0, 2, 1, 3), name=f"{name}_blocks")
+    grouped = reshape(ctx.graph, blocks, (batch, channels, blocks_y * blocks_x, stride_y * stride_x), name=f"{name}_by_channel")
+    pixels = _transpose(ctx, grouped, (0, 2, 1, 3), name=f"{name}_by_block")
+    return reshape(ctx.graph, pixels, (batch, blocks_y, blocks_x, channels * stride_y * stride_x), name=f"{name}_depth")
+
+
+def _transpose(ctx: LoweringContext, value: TosaValue, perms: tuple[int, ...], *, name: str) -> TosaValue:
+    output = ctx.graph.add_tensor(name, tuple(value.shape[p] for p in perms), value.dtype, value.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TransposeAttribute(list(perms))
+    ctx.graph.add_op(ts.Op.TRANSPOSE, [value], [output], attribute)
+    return output
+
+
+def _zero_code(value: TosaValue) -> np.generic:
+    """The value's encoding of a real 0: its zero point for a quantized tensor, 0 for a float one."""
+    zero_point = value.qparams.zero_point if value.qparams is not None else 0
+    return value.dtype.type(zero_point)
