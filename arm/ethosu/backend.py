@@ -17,7 +17,7 @@ from arm.artifacts import report_tosa, report_vela
 from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.bin_stream import parse_bin_stream, write_bin_stream
 from arm.ethosu.delegate_io import DelegateIoError, align_delegate_io, read_inputs
-from arm.ethosu.vela import VelaCompileError, compile_tosa, start_vela
+from arm.ethosu.vela import VelaCompileError, VelaDied, compile_tosa, start_vela
 from arm.ethosu.vela_departures import departures
 from arm.ethosu.vela_refusals import RefusalSearch, candidates, units_of
 from arm.fallback import LoweringError
@@ -43,7 +43,9 @@ class EthosUBackend(BackendDetails):
             nodes = tuple(node.name for node in edge_program.graph.nodes if node.op == "call_function")
             headline, *_ = str(error).splitlines() or [""]
             logger.debug("Vela failed on a partition of %d nodes: %s", len(nodes), error)
-            if isinstance(error, VelaCompileError):
+            # Only a refusal is searched for: a probe of a graph that crashes or hangs Vela would cost a
+            # restart of its process, or the whole timeout, each time.
+            if isinstance(error, VelaCompileError) and not isinstance(error, VelaDied):
                 _keep_refused_nodes_on_cpu(edge_program, graph, spec, headline)
             # Every node left on the CPU is reported with this reason: its first line says it, Vela's
             # log tail goes to the debug log once.
@@ -82,7 +84,7 @@ def _keep_refused_nodes_on_cpu(edge_program: ExportedProgram, graph: TosaGraph, 
     if graph.regions:
         return
     nodes = {node.name: node for node in edge_program.graph.nodes if node.op == "call_function"}
-    search = RefusalSearch(graph, lambda tosa: _vela_compiles(tosa, spec))
+    search = RefusalSearch(graph, lambda part: _vela_compiles(part.serialize(), spec))
     refused = search.refused(candidates(units_of(graph, list(nodes)), headline))
     logger.debug("Vela refusal search: %d probe compiles, refused: %s", search.probes, refused and [u.node for u in refused])
     if not refused or len(refused) == len(nodes):
@@ -97,6 +99,7 @@ def _keep_refused_nodes_on_cpu(edge_program: ExportedProgram, graph: TosaGraph, 
 
 
 def _vela_compiles(tosa_flatbuffer: bytes, spec: EthosUCompileSpec) -> bool:
+    """Whether Vela compiles the graph whole onto the NPU; a crash counts as a refusal."""
     try:
         compile_tosa(tosa_flatbuffer, spec)
     except VelaCompileError:

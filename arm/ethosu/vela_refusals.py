@@ -94,7 +94,7 @@ class RefusalSearch:
     """Finds the refused units by compiling groups of them; ``compiles`` says whether Vela takes a graph."""
 
     graph: TosaGraph
-    compiles: Callable[[bytes], bool]
+    compiles: Callable[[TosaGraph], bool]
     probes: int = 0
 
     def refused(self, units: list[Unit]) -> list[Unit] | None:
@@ -123,7 +123,7 @@ class RefusalSearch:
         # In graph order: a layout pass may have moved one node's operator between another's.
         position = {id(operator): index for index, operator in enumerate(self.graph.operators)}
         operators = sorted((operator for unit in units for operator in unit.operators), key=lambda op: position[id(op)])
-        return self.compiles(subgraph(self.graph, operators).serialize())
+        return self.compiles(subgraph(self.graph, operators))
 
 
 class _OutOfProbes(Exception):
