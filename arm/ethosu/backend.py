@@ -19,7 +19,7 @@ from arm.ethosu.bin_stream import parse_bin_stream, write_bin_stream
 from arm.ethosu.delegate_io import DelegateIoError, align_delegate_io, read_inputs
 from arm.ethosu.vela import VelaCompileError, VelaDied, compile_tosa, start_vela
 from arm.ethosu.vela_departures import departures
-from arm.ethosu.vela_refusals import RefusalSearch, candidates, units_of
+from arm.ethosu.vela_refusals import RefusalSearch, candidates, refused_operator_types, units_of
 from arm.fallback import LoweringError
 from arm.ops.common.node_info import describe
 from arm.tosa.graph import TosaGraph
@@ -91,7 +91,7 @@ def _keep_refused_nodes_on_cpu(edge_program: ExportedProgram, graph: TosaGraph, 
         return
     reasons = {
         unit.node: f"{describe(nodes[unit.node])}: Vela refuses its TOSA "
-        f"{', '.join(sorted({operator.op.name for operator in unit.operators}))} on {spec.target} ({headline}); "
+        f"{', '.join(refused_operator_types(unit, headline))} on {spec.target} ({headline}); "
         "the rest of its partition runs on the NPU"
         for unit in refused
     }

@@ -66,6 +66,13 @@ def candidates(units: list[Unit], message: str) -> list[Unit]:
     return chosen or units
 
 
+def refused_operator_types(unit: Unit, message: str) -> list[str]:
+    """The TOSA types of the unit's operators that Vela's message names; all of its types if none."""
+    named = named_operator_types(message)
+    types = sorted({operator.op.name for operator in unit.operators})
+    return [name for name in types if _normalized(name) in named] or types
+
+
 def subgraph(graph: TosaGraph, operators: Sequence[TosaOperator]) -> TosaGraph:
     """A graph of ``operators`` alone: what they read from outside becomes an input (constants stay
     constants), what they write and nothing among them reads becomes an output."""

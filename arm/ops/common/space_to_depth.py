@@ -162,6 +162,10 @@ def space_to_depth(ctx: LoweringContext, x_nchw: TosaValue, stride_y: int, strid
 
 
 def _transpose(ctx: LoweringContext, value: TosaValue, perms: tuple[int, ...], *, name: str) -> TosaValue:
+    """TRANSPOSE, or a RESHAPE where only axes of size 1 move (a 1-D convolution's blocks: s_y = 1)."""
+    shape = tuple(value.shape[p] for p in perms)
+    if [p for p in perms if value.shape[p] != 1] == [axis for axis, size in enumerate(value.shape) if size != 1]:
+        return reshape(ctx.graph, value, shape, name=name)
     output = ctx.graph.add_tensor(name, tuple(value.shape[p] for p in perms), value.dtype, value.qparams)
     attribute = ts.TosaSerializerAttribute()
     attribute.TransposeAttribute(list(perms))
