@@ -1,11 +1,14 @@
 """A convolution with a stride above 3 as a space-to-depth of its input and a stride-1 convolution.
 
-Vela 5.2.0 runs strides of 1 to 3 natively. Above that, on the U55 it refuses the convolution unless it
-is unpadded and undilated ("Stride>3 is only supported IF (dilation = 1 AND padding = VALID)", its U55
-constraint table; PVT-v2's and PoolFormer-v2's 7x7 stride-4 patch embeddings are padded), and where it
-does take one (the U85, or an unpadded U55 one) it splits it into one operator per output pixel
-(deit_tiny's 16x16 patches at 224x224 on the U85-256: 196 CONV2Ds of 65,206 cycles each, 40% of the
-network).
+Vela 5.2.0 runs strides of 1 to 3 natively. Its U55/U65 constraint table says "Kernel stride must be in
+the range (1,3). Stride>3 is only supported IF (dilation = 1 AND padding = VALID)"; measured on single
+int8 graphs (3x3 and 7x7 kernels, strides 3, 4, 5, 8, padding 0, 1, 3, dilation 1 and 2), the U55-128
+and U65-256 refuse every CONV2D with a stride above 3 and padding or dilation ("Non-passthrough operation
+(Conv2D) could not run on NPU"; PVT-v2's and PoolFormer-v2's 7x7 stride-4 patch embeddings are padded),
+and every DEPTHWISE_CONV2D with a stride above 3, padded or not; the U85-256 compiles all of them. Kernel
+size is no limit there (up to 65x64, padded or not, on all three). Where Vela takes a stride above 3 it
+splits the convolution into one operator per output pixel (deit_tiny's 16x16 patches at 224x224 on the
+U85-256: 196 CONV2Ds of 65,206 cycles each, 40% of the network).
 
 The same sum at stride 1: cut the input into s_y x s_x blocks and stack each block's pixels as channels
 ([B, C, H, W] -> [B, H/s_y, W/s_x, C*s_y*s_x], channel order (c, row in block, column in block)). An
