@@ -100,12 +100,13 @@ TEST_CASES = {
     # A ViT's patch embedding (stride == kernel > 3): space-to-depth and a 1x1 convolution.
     "patches": OpTestCase(seeded(13, _Conv, 3, 16, 8, stride=8), random_inputs(13, (2, 3, 16, 24))),
     # Strides above 3 with padding, which Vela refuses on the U55: space-to-depth and a stride-1
-    # CONV2D. PVT-v2's stem (7x7, stride 4, padding 3); PoolFormer-v2's (padding 2) on a map that ends
-    # in partial blocks (a zero-point PAD completes the rows, the convolution pads the columns);
-    # unequal strides, dilation and groups, with trailing rows no output reads (sliced off).
+    # CONV2D. PVT-v2's stem (7x7, stride 4, padding 3) on an RGB input (read in NCHW); PoolFormer-v2's
+    # geometry (padding 2) on 8 channels (read in NHWC) and a map that ends in partial blocks (a
+    # zero-point PAD completes the rows, the convolution pads the columns); unequal strides, dilation
+    # and groups, with trailing rows no output reads (sliced off).
     "stride4_pad3": OpTestCase(seeded(14, _Conv, 3, 8, 7, stride=4, padding=3), random_inputs(14, (1, 3, 16, 16))),
     "stride4_pad2_partial_blocks": OpTestCase(
-        seeded(15, _Conv, 3, 8, 7, stride=4, padding=2, relu=True), random_inputs(15, (1, 3, 18, 15))
+        seeded(15, _Conv, 8, 8, 7, stride=4, padding=2, relu=True), random_inputs(15, (1, 8, 18, 15))
     ),
     "stride5x4_dilation2_groups2": OpTestCase(
         seeded(16, _Conv, 4, 6, (3, 2), stride=(5, 4), padding=(1, 2), dilation=2, groups=2),

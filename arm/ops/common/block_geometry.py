@@ -54,9 +54,10 @@ class BlockAxis:
         return cls(stride, dilation, shift, taps, pad_before, needed - blocks, size, completed)
 
 
-def block_weights(weights: np.ndarray, y: BlockAxis, x: BlockAxis) -> np.ndarray:
+def block_weights(weights: np.ndarray, y: BlockAxis, x: BlockAxis, *, channels_last: bool = False) -> np.ndarray:
     """PyTorch [O, I, KH, KW] weights as the stride-1 kernel over blocks: [O, I*s_y*s_x, taps_y, taps_x],
-    input channels ordered (i, row in block, column in block) as the space-to-depth stacks them."""
+    input channels ordered (i, row in block, column in block) as the space-to-depth stacks them, or
+    (row, column, i) with ``channels_last``."""
     out_channels, in_channels, kernel_h, kernel_w = weights.shape
     blocked = np.zeros((out_channels, in_channels, y.taps * y.stride, x.taps * x.stride), weights.dtype)
     rows = y.shift + np.arange(kernel_h) * y.dilation
@@ -64,5 +65,5 @@ def block_weights(weights: np.ndarray, y: BlockAxis, x: BlockAxis) -> np.ndarray
     blocked[:, :, rows[:, None], columns[None, :]] = weights
     # [O, I, taps_y, s_y, taps_x, s_x] -> [O, I, s_y, s_x, taps_y, taps_x]
     blocked = blocked.reshape(out_channels, in_channels, y.taps, y.stride, x.taps, x.stride)
-    blocked = blocked.transpose(0, 1, 3, 5, 2, 4)
+    blocked = blocked.transpose(0, 3, 5, 1, 2, 4) if channels_last else blocked.transpose(0, 1, 3, 5, 2, 4)
     return np.ascontiguousarray(blocked.reshape(out_channels, in_channels * y.stride * x.stride, y.taps, x.taps))

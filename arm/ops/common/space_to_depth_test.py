@@ -30,15 +30,16 @@ def _direct(x: np.ndarray, w: np.ndarray, stride: tuple[int, int], padding: tupl
     return out
 
 
-def _blocked(x: np.ndarray, w: np.ndarray, y: BlockAxis, x_axis: BlockAxis) -> np.ndarray:
-    """The rewrite in numpy: rows read, zero rows completing the last block, blocks as channels, stride 1."""
+def _blocked(x: np.ndarray, w: np.ndarray, y: BlockAxis, x_axis: BlockAxis, channels_last: bool) -> np.ndarray:
+    """The rewrite in numpy: rows read, zero rows completing the last block, blocks as channels (ordered
+    (c, row, column), or (row, column, c) with ``channels_last``), stride 1."""
     value = x[:, :, : y.used, : x_axis.used]
     value = np.pad(value, ((0, 0), (0, 0), (0, y.completed), (0, x_axis.completed)))
     batch, channels, height, width = value.shape
     depth = value.reshape(batch, channels, height // y.stride, y.stride, width // x_axis.stride, x_axis.stride)
-    depth = depth.transpose(0, 1, 3, 5, 2, 4).reshape(batch, channels * y.stride * x_axis.stride, height // y.stride, width // x_axis.stride)
+    depth = depth.transpose((0, 3, 5, 1, 2, 4) if channels_last else (0, 1, 3, 5, 2, 4)).reshape(batch, channels * y.stride * x_axis.stride, height // y.stride, width // x_axis.stride)
     depth = np.pad(depth, ((0, 0), (0, 0), (y.pad_before, y.pad_after), (x_axis.pad_before, x_axis.pad_after)))
-    return _direct(depth, block_weights(w, y, x_axis), (1, 1), (0, 0), (1, 1))
+    return _direct(depth, block_weights(w, y, x_axis, channels_last=channels_last), (1, 1), (0, 0), (1, 1))
 
 
 _GEOMETRIES = [
@@ -53,8 +54,9 @@ _GEOMETRIES = [
 ]
 
 
+@pytest.mark.parametrize("channels_last", [False, True])
 @pytest.mark.parametrize("stride", [4, 5, 8])
-def test_every_small_geometry_gives_the_same_sums(stride: int) -> None:
+def test_every_small_geometry_gives_the_same_sums(stride: int, channels_last: bool) -> None:
     generator = np.random.default_rng(stride)
     checked = 0
     for size, kernel, _, padding, dilation in _GEOMETRIES:
@@ -65,7 +67,7 @@ def test_every_small_geometry_gives_the_same_sums(stride: int) -> None:
         w = generator.integers(-127, 128, (3, 2, kernel, 3)).astype(np.int64)
         columns = BlockAxis.plan(9, 3, 4, 1, 1)
         want = _direct(x, w, (stride, 4), (padding, 1), (dilation, 1))
-        got = _blocked(x, w, axis, columns)
+        got = _blocked(x, w, axis, columns, channels_last)
         assert got.shape == want.shape and np.array_equal(got, want), (size, kernel, stride, padding, dilation)
         checked += 1
     assert checked > 150
