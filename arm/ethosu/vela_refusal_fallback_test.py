@@ -39,7 +39,7 @@ class _PatchEmbeddingBetweenConvolutions(torch.nn.Module):
 
 
 def test_only_the_refused_convolution_stays_on_the_cpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(arm.ops.conv2d, "needs_space_to_depth", lambda window, output_hw: False)
+    monkeypatch.setattr(arm.ops.conv2d, "needs_space_to_depth", lambda window, output_hw, spec: False)
     torch.manual_seed(0)
     module = _PatchEmbeddingBetweenConvolutions().eval()
     generator = torch.Generator().manual_seed(0)

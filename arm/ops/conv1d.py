@@ -49,7 +49,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     weights = dataclasses.replace(weights, values=weights.values[:, :, None, :])
     window = ConvWindow.from_args(stride, padding, dilation, groups)
     output = None
-    if needs_space_to_depth(window, (1, out_length)):
+    if needs_space_to_depth(window, (1, out_length), ctx.spec):
         x_nchw = reshape(ctx.graph, ctx.value(x), (batch, channels, 1, length), name=f"{node.name}_nchw_input")
         output = space_to_depth_convolution(
             ctx, node, x_nchw, weights, window, (batch, out_channels, 1, out_length), name=f"{node.name}_nhwc"

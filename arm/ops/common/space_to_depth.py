@@ -45,28 +45,33 @@ from arm.ops.common.convolution import ConvGeometry, ConvWeights, ConvWindow, em
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue, pad_tensor, reshape, slice_tensor
 from arm.tosa.layout import to_nhwc
+from arm.tosa.specification import TosaSpecification
 
 # Vela 5.2.0's native stride range is 1..3 on every Ethos-U (U55 constraint "Kernel stride must be in
 # the range (1,3)"; larger ones are refused or split per output pixel, see the module docstring).
 LARGEST_NATIVE_STRIDE = 3
-# Vela's per-pixel split of an unpadded stride above 3 is cheaper up to about this many outputs (see
-# needs_space_to_depth; between 5 and 18 on the two shapes measured).
+# On the U85, Vela's per-pixel split of an unpadded stride above 3 is cheaper up to about this many
+# outputs (see needs_space_to_depth; between 5 and 18 on the two shapes measured).
 _FEW_OUTPUT_PIXELS = 8
 # Inputs of at most this many channels (an RGB image) take the NCHW form of the space-to-depth.
 _FEW_CHANNELS = 4
 
 
-def needs_space_to_depth(window: ConvWindow, output_hw: tuple[int, int]) -> bool:
-    """Whether a 2-D convolution's stride is one Vela would refuse or split (above 3 on either axis),
-    except where Vela takes it as it is on every Ethos-U (unpadded, undilated, ungrouped) and its split
-    into one operator per output pixel is cheaper: at most ``_FEW_OUTPUT_PIXELS`` of them. On PVT-v2's
-    spatial-reduction convolutions (2x2 outputs) the split cost 44,762 and 23,269 U85-256 cycles where
-    the stride-1 form over the blocks cost 55,993 and 105,170 (its one CONV2D streams the whole kernel
-    for four pixels); its stem (16x16 outputs) cost 65,720 as blocks against 213,317 split."""
+def needs_space_to_depth(window: ConvWindow, output_hw: tuple[int, int], spec: TosaSpecification) -> bool:
+    """Whether a 2-D convolution's stride is one Vela would refuse or split (above 3 on either axis).
+
+    Except on the U85 where Vela takes the convolution as it is (unpadded, undilated, ungrouped) and its
+    split into one operator per output pixel is the cheaper form: at most ``_FEW_OUTPUT_PIXELS`` of them.
+    PVT-v2's spatial-reduction convolutions (2x2 outputs, at 64x64) cost 44,762 and 23,269 U85-256
+    cycles split against 55,993 and 105,170 as blocks (its one CONV2D streams the whole kernel for four
+    pixels); on the U55-128 the same split cost 241,782 and 245,548 against 66,640 and 63,584 as blocks.
+    PVT-v2's stem (16x16 outputs) cost 65,720 U85 cycles as blocks against 213,317 split.
+    """
     if max(window.stride) <= LARGEST_NATIVE_STRIDE:
         return False
     taken_as_is = window.padding == (0, 0) and window.dilation == (1, 1) and window.groups == 1
-    return not (taken_as_is and output_hw[0] * output_hw[1] <= _FEW_OUTPUT_PIXELS)
+    few_outputs = output_hw[0] * output_hw[1] <= _FEW_OUTPUT_PIXELS
+    return not (spec.has("u85") and taken_as_is and few_outputs)
 
 
 def space_to_depth_convolution(
