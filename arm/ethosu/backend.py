@@ -85,7 +85,11 @@ def _keep_refused_nodes_on_cpu(edge_program: ExportedProgram, graph: TosaGraph, 
         return
     nodes = {node.name: node for node in edge_program.graph.nodes if node.op == "call_function"}
     search = RefusalSearch(graph, lambda part: _vela_compiles(part.serialize(), spec))
-    refused = search.refused(candidates(units_of(graph, list(nodes)), headline))
+    try:
+        refused = search.refused(candidates(units_of(graph, list(nodes)), headline))
+    except Exception as error:  # noqa: BLE001 (a failed search must not end the compile: the partition falls back whole)
+        logger.debug("Vela refusal search failed after %d probes: %s", search.probes, error)
+        return
     logger.debug("Vela refusal search: %d probe compiles, refused: %s", search.probes, refused and [u.node for u in refused])
     if not refused or len(refused) == len(nodes):
         return
