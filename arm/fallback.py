@@ -5,7 +5,10 @@ compile in an internal error (the model's content is never the user's fault):
 
 * a delegated partition fails to lower (an op's emitter or Vela rejects what its support rule accepted):
   the backend raises ``LoweringError`` naming the nodes, and the flow lowers again with those nodes on the
-  CPU;
+  CPU. When Vela refuses a partition, the Ethos-U backend first finds the nodes it refuses by compiling
+  parts of the partition (arm.ethosu.vela_refusals) and names only those, each with Vela's reason, so the
+  rest is partitioned again and stays on the NPU; only when no part is refused alone does the whole
+  partition stay on the CPU;
 * an op kept whole for the delegate (``ops_to_not_decompose``: linear, matmul, ...) ends up on the CPU,
   where ExecuTorch has no kernel for it undecomposed: the flow lowers again with that operator decomposed.
 
@@ -21,12 +24,19 @@ import torch
 
 
 class LoweringError(RuntimeError):
-    """A delegate could not lower some of its nodes; they must stay on the CPU."""
+    """A delegate could not lower some of its nodes; they must stay on the CPU.
 
-    def __init__(self, nodes: tuple[str, ...], reason: str):
+    ``reason`` says why for all of them, unless ``reasons`` gives a node its own.
+    """
+
+    def __init__(self, nodes: tuple[str, ...], reason: str, reasons: dict[str, str] | None = None):
         super().__init__(reason)
         self.nodes = nodes
         self.reason = reason
+        self.reasons = dict(reasons or {})
+
+    def reason_for(self, node: str) -> str:
+        return self.reasons.get(node, self.reason)
 
 
 @dataclasses.dataclass

@@ -325,7 +325,8 @@ def _run_stages(
 
     # Entries named in angle brackets are about the model, not about one node; int8 I/O removes the
     # boundary quantize/dequantize nodes the partitioner had left on the CPU.
-    remaining = {node.name for node in edge.exported_program().graph.nodes}
+    # Named from the snapshot: serialization renames the CPU nodes it turns into out-variants.
+    remaining = {node.name for node in edge_graph.graph.nodes}
     rejected = [("<quantize>", unquantized_reason)] if unquantized_reason else []
     rejected += [(name, reason) for name, reason in partitioner.rejected if name in remaining] + [
         (f"<decomposed {op}>", f"{op}: kept whole for the delegate but left on the CPU, so decomposed: {reason}")
@@ -503,7 +504,7 @@ def _what_to_keep_on_cpu(error: Exception, partitioner: Partitioner, plan: Fallb
         new = [name for name in failure.nodes if name not in plan.cpu_nodes]
         if not new:
             return None
-        plan.cpu_nodes.update({name: _naming(name, failure.reason) for name in new})
+        plan.cpu_nodes.update({name: _naming(name, failure.reason_for(name)) for name in new})
         return f"{len(new)} node(s) that failed to lower"
     undecomposed = {op: reason for op, reason in partitioner.undecomposed_on_cpu.items() if op not in plan.decomposed}
     if undecomposed and "was not decomposed or delegated" in str(error):

@@ -47,6 +47,10 @@ class VelaCompileError(RuntimeError):
     """Vela rejected a TOSA graph, or left part of it to the CPU, for a given Ethos-U target."""
 
 
+class VelaDied(VelaCompileError):
+    """Vela's process crashed, aborted, exited silently or hung on a graph (not Vela refusing it)."""
+
+
 class _ReportKeyError(Exception):
     """Vela raised KeyError: in 5.2.0, its --show-cpu-operations report on a bool graph input or output."""
 
@@ -156,7 +160,7 @@ def _run_vela(arguments: list[str], target: str, log_path: Path, timeout_s: floa
         else:  # an embedded Python that cannot start another: Vela in this process, unprotected
             answer = _run_vela_in_process(arguments, log_path)
     except vela_process.VelaProcessDied as death:
-        raise VelaCompileError(_failure_message(target, f"Vela {death.reason}", _read_log(log_path))) from None
+        raise VelaDied(_failure_message(target, f"Vela {death.reason}", _read_log(log_path))) from None
     log = _read_log(log_path)
     if answer.get("rejected_arguments"):
         *_, reason = log.strip().splitlines() or ["Vela rejected its arguments"]

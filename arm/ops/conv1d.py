@@ -3,7 +3,9 @@
 [N, C, L] is transposed to [N, L, C] and reshaped to NHWC with H = 1; the result comes back the same way.
 The transposes are rank-3 and inverse to each other, so between consecutive 1-D convolutions (through
 BatchNorm-folded adds and activations) the layout pass cancels them. conv2d.py owns the shared edge
-operator and dispatches rank-3 nodes here.
+operator and dispatches rank-3 nodes here. A stride above 3 (wav2vec2's first feature convolution: 10
+taps, stride 5), which Vela refuses padded on the U55 and otherwise splits per output, is a
+space-to-depth of [N, C, 1, L] and a stride-1 convolution (arm/ops/common/space_to_depth.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from torch.fx import Node
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.convolution import ConvWeights, ConvWindow, annotate_convolution, convolve_nhwc
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
+from arm.ops.common.space_to_depth import needs_space_to_depth, space_to_depth_convolution
 from arm.ops.common.support import describe, profile_reason
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -42,19 +45,27 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, weight, bias, stride, padding, dilation, _, _, groups = node.args
     batch, channels, length = shape_of(x)
     _, out_channels, out_length = shape_of(node)
-    time_major = transpose(ctx.graph, ctx.value(x), _SWAP_LAST_TWO, name=f"{node.name}_time_major")
-    input_nhwc = reshape(ctx.graph, time_major, (batch, 1, length, channels), name=f"{node.name}_nhwc_input")
     weights = ConvWeights.read(ctx, weight, bias)
     weights = dataclasses.replace(weights, values=weights.values[:, :, None, :])
-    output = convolve_nhwc(
-        ctx,
-        node,
-        input_nhwc=input_nhwc,
-        weights=weights,
-        window=ConvWindow.from_args(stride, padding, dilation, groups),
-        output_shape_nchw=(batch, out_channels, 1, out_length),
-        name=f"{node.name}_nhwc",
-    )
+    window = ConvWindow.from_args(stride, padding, dilation, groups)
+    output = None
+    if needs_space_to_depth(window, (1, out_length), ctx.spec):
+        x_nchw = reshape(ctx.graph, ctx.value(x), (batch, channels, 1, length), name=f"{node.name}_nchw_input")
+        output = space_to_depth_convolution(
+            ctx, node, x_nchw, weights, window, (batch, out_channels, 1, out_length), name=f"{node.name}_nhwc"
+        )
+    if output is None:
+        time_major = transpose(ctx.graph, ctx.value(x), _SWAP_LAST_TWO, name=f"{node.name}_time_major")
+        input_nhwc = reshape(ctx.graph, time_major, (batch, 1, length, channels), name=f"{node.name}_nhwc_input")
+        output = convolve_nhwc(
+            ctx,
+            node,
+            input_nhwc=input_nhwc,
+            weights=weights,
+            window=window,
+            output_shape_nchw=(batch, out_channels, 1, out_length),
+            name=f"{node.name}_nhwc",
+        )
     rows = reshape(ctx.graph, output, (batch, out_length, out_channels), name=f"{node.name}_time_major_output")
     return transpose(ctx.graph, rows, _SWAP_LAST_TWO, name=node.name)
 
@@ -79,6 +90,9 @@ TEST_CASES = {
     "depthwise_k5_dilation2": OpTestCase(
         seeded(2, _Conv1d, 8, 8, 5, padding=4, dilation=2, groups=8), random_inputs(2, (1, 8, 16))
     ),
+    # wav2vec2's first feature convolution (one channel, 10 taps, stride 5), padded, which Vela refuses
+    # on the U55 as it is: space-to-depth of the samples, the last partial block completed by a PAD.
+    "k10_stride5_pad2": OpTestCase(seeded(3, _Conv1d, 1, 8, 10, stride=5, padding=2), random_inputs(3, (1, 1, 62))),
 }
 
 OP = ArmOp(

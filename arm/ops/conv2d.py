@@ -1,5 +1,8 @@
 """aten.convolution (2-D) -> TRANSPOSE to NHWC, CONV2D / DEPTHWISE_CONV2D, TRANSPOSE back to NCHW.
 
+A stride above 3 (ViT and PVT patch embeddings), which Vela refuses or splits per output pixel, is a
+space-to-depth of the input and a stride-1 CONV2D over the blocks (arm/ops/common/space_to_depth.py).
+
 Transposed, 1-D and 3-D convolutions share the edge operator; their support rules and lowerings live in
 transpose_conv2d.py, conv1d.py and conv3d.py.
 """
@@ -16,9 +19,8 @@ from arm.ops.common.convolution import (
     ConvWindow,
     annotate_convolution,
     convolve_nhwc,
-    is_patch_embedding,
-    patch_embedding,
 )
+from arm.ops.common.space_to_depth import needs_space_to_depth, space_to_depth_convolution
 from arm.ops.common.op_test_case import OpTestCase, half_precision_cases, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, profile_reason
@@ -57,10 +59,10 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return conv1d.lower(node, ctx)
     weights = ConvWeights.read(ctx, weight, bias)
     window = ConvWindow.from_args(stride, padding, dilation, groups)
-    kernel = tuple(int(extent) for extent in weights.values.shape[2:])
-    if is_patch_embedding(window, kernel, shape_of(x)[2:]):
-        output = patch_embedding(ctx, node, ctx.value(x), weights, name=f"{node.name}_nhwc")
-        return to_nchw(ctx.graph, output, name=node.name)
+    if needs_space_to_depth(window, shape_of(node)[2:], ctx.spec):
+        blocked = space_to_depth_convolution(ctx, node, ctx.value(x), weights, window, shape_of(node), name=f"{node.name}_nhwc")
+        if blocked is not None:
+            return to_nchw(ctx.graph, blocked, name=node.name)
     output = convolve_nhwc(
         ctx,
         node,
@@ -96,7 +98,26 @@ TEST_CASES = {
     "same_padding": OpTestCase(seeded(10, _Conv, 6, 8, 3, padding="same"), random_inputs(10, (1, 6, 9, 9))),
     "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),
     # A ViT's patch embedding (stride == kernel > 3): space-to-depth and a 1x1 convolution.
-    "patches": OpTestCase(seeded(13, _Conv, 3, 16, 8, stride=8), random_inputs(13, (2, 3, 16, 24))),
+    "patches": OpTestCase(seeded(13, _Conv, 3, 16, 8, stride=8), random_inputs(13, (2, 3, 24, 32))),
+    # PVT-v2's spatial reduction on a 2x2 output: Vela takes it as it is (unpadded), and on the U85 its
+    # per-pixel split costs less than the blocks' one CONV2D, so there it stays a stride-8 CONV2D.
+    "stride8_few_outputs": OpTestCase(
+        seeded(17, _Conv, 8, 8, 8, stride=8), random_inputs(17, (1, 8, 16, 16)), targets=("u55_INT", "u85_INT")
+    ),
+    # Strides above 3 with padding, which Vela refuses on the U55: space-to-depth and a stride-1
+    # CONV2D. PVT-v2's stem (7x7, stride 4, padding 3) on an RGB input (read in NCHW); PoolFormer-v2's
+    # geometry (padding 2) on 8 channels (read in NHWC) and a map that ends in partial blocks (a
+    # zero-point PAD completes the rows, the convolution pads the columns); unequal strides, dilation
+    # and groups, with trailing rows no output reads (sliced off).
+    "stride4_pad3": OpTestCase(seeded(14, _Conv, 3, 8, 7, stride=4, padding=3), random_inputs(14, (1, 3, 16, 16))),
+    "stride4_pad2_partial_blocks": OpTestCase(
+        seeded(15, _Conv, 8, 8, 7, stride=4, padding=2, relu=True), random_inputs(15, (1, 8, 18, 15))
+    ),
+    "stride5x4_dilation2_groups2": OpTestCase(
+        seeded(16, _Conv, 4, 6, (3, 2), stride=(5, 4), padding=(1, 2), dilation=2, groups=2),
+        random_inputs(16, (1, 4, 21, 18)),
+        targets=("tosa_INT", "u55_INT"),  # the geometry; space_to_depth_test covers its algebra exhaustively
+    ),
     "batch2_relu": OpTestCase(seeded(8, _Conv, 8, 8, 3, padding=1, relu=True), random_inputs(8, (2, 8, 8, 8))),
     # int16 activations, int8 weights: the TOSA-1.0+INT targets (TOSA, VGF) have no int16 extension.
     "a16w8": OpTestCase(

@@ -42,6 +42,12 @@ from arm.tosa.widened_window_copies import copy_widened_windows
 
 
 def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> TosaArtifact:
+    return lower_to_tosa_graph(edge_program, spec)[1]
+
+
+def lower_to_tosa_graph(edge_program: ExportedProgram, spec: TosaSpecification) -> tuple[TosaGraph, TosaArtifact]:
+    """``lower_to_tosa``, with the graph the flatbuffer was written from (arm.ethosu.vela_refusals
+    compiles parts of it to find the operators Vela refuses)."""
     ctx = LoweringContext(TosaGraph(), spec, edge_program, registry.is_fused_activation)
     user_inputs = set(edge_program.graph_signature.user_inputs)
     inputs: list[Node] = []
@@ -57,7 +63,7 @@ def lower_to_tosa(edge_program: ExportedProgram, spec: TosaSpecification) -> Tos
     for value in outputs:
         ctx.graph.mark_output(value)
     _rewrite(ctx.graph, spec)
-    return TosaArtifact(
+    return ctx.graph, TosaArtifact(
         flatbuffer=ctx.graph.serialize(),
         inputs=tuple(_tensor_io(ctx.values[node].with_qparams(_input_qparams(node, ctx))) for node in inputs),
         outputs=tuple(_tensor_io(value) for value in outputs),

@@ -18,7 +18,7 @@ from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext
-from arm.tosa.graph import INT48, TosaValue, concat, reshape, slice_tensor, tosa_dtype
+from arm.tosa.graph import INT48, TosaValue, concat, slice_tensor, tosa_dtype
 from arm.tosa.rescale import from_int32
 
 
@@ -258,25 +258,50 @@ def convolve_nhwc(
     used_h, used_w = in_h - pad_h.dropped, in_w - pad_w.dropped
     if (used_h, used_w) != (in_h, in_w):
         value = slice_tensor(ctx.graph, value, (0, 0, 0, 0), (batch, used_h, used_w, in_channels), name=f"{name}_window")
-    groups = window.groups
-    depthwise = groups == in_channels and groups > 1
     geometry = ConvGeometry(
         stride=window.stride,
         pad=(pad_h.before, pad_h.after, pad_w.before, pad_w.after),
         dilation=window.dilation,
-        depthwise=depthwise,
     )
+    return emit_grouped_convolution(
+        ctx,
+        node,
+        name=name,
+        input_nhwc=value,
+        weights=weights,
+        geometry=geometry,
+        groups=window.groups,
+        output_shape_nhwc=(batch, out_h, out_w, out_channels),
+    )
+
+
+def emit_grouped_convolution(
+    ctx: LoweringContext,
+    node: Node,
+    *,
+    name: str,
+    input_nhwc: TosaValue,
+    weights: ConvWeights,
+    geometry: ConvGeometry,
+    groups: int,
+    output_shape_nhwc: tuple[int, ...],
+) -> TosaValue:
+    """``emit_convolution`` with PyTorch's groups: depthwise when groups == in_channels, one CONV2D per
+    group (concatenated) for other groupings; ``geometry.depthwise`` is set here."""
+    batch, height, width, in_channels = input_nhwc.shape
+    depthwise = groups == in_channels and groups > 1
+    geometry = dataclasses.replace(geometry, depthwise=depthwise)
     if groups == 1 or depthwise:
         return emit_convolution(
             ctx,
             node,
             name=name,
-            input_nhwc=value,
+            input_nhwc=input_nhwc,
             weights=weights,
             geometry=geometry,
-            output_shape_nhwc=(batch, out_h, out_w, out_channels),
+            output_shape_nhwc=output_shape_nhwc,
         )
-    group_in, group_out = in_channels // groups, out_channels // groups
+    group_in, group_out = in_channels // groups, output_shape_nhwc[-1] // groups
     outputs = [
         emit_convolution(
             ctx,
@@ -284,80 +309,18 @@ def convolve_nhwc(
             name=f"{name}_group{group}",
             input_nhwc=slice_tensor(
                 ctx.graph,
-                value,
+                input_nhwc,
                 (0, 0, 0, group * group_in),
-                (batch, used_h, used_w, group_in),
+                (batch, height, width, group_in),
                 name=f"{name}_group{group}_input",
             ),
             weights=weights.group(group, groups),
             geometry=geometry,
-            output_shape_nhwc=(batch, out_h, out_w, group_out),
+            output_shape_nhwc=(*output_shape_nhwc[:3], group_out),
         )
         for group in range(groups)
     ]
     return concat(ctx.graph, outputs, axis=3, name=name)
-
-
-# Vela runs strides up to this natively; a larger one (a ViT's 16x16 patches) it splits into one
-# operator per output pixel (deit_tiny at 224x224 on the U85-256: 196 CONV2Ds of 65,206 cycles each,
-# 40% of the network).
-_LARGEST_NATIVE_STRIDE = 3
-
-
-def is_patch_embedding(window: ConvWindow, kernel: tuple[int, int], input_hw: tuple[int, int]) -> bool:
-    """Non-overlapping, unpadded windows (stride == kernel) tiling the input, with a stride Vela would split."""
-    return (
-        window.groups == 1
-        and window.dilation == (1, 1)
-        and window.padding == (0, 0)
-        and window.stride == kernel
-        and max(kernel) > _LARGEST_NATIVE_STRIDE
-        and all(size % k == 0 for size, k in zip(input_hw, kernel))
-    )
-
-
-def patch_embedding(
-    ctx: LoweringContext,
-    node: Node,
-    x_nchw: TosaValue,
-    weights: ConvWeights,
-    *,
-    name: str,
-) -> TosaValue:
-    """A stride == kernel convolution of NCHW ``x_nchw`` as two TRANSPOSEs and one 1x1 CONV2D (NHWC result).
-
-    [B, C, oh*kh, ow*kw] -> [B*C*oh, kh, ow, kw] -> TRANSPOSE [B*C*oh, ow, kh, kw] -> [B, C, oh*ow, kh*kw]
-    -> TRANSPOSE [B, oh*ow, C, kh*kw] -> [B, oh, ow, C*kh*kw]: each pixel holds its patch in the
-    weights' own (C, kh, kw) order, so [O, C, kh, kw] is the 1x1 kernel as it is. Read from NCHW, no
-    transpose has a 3-channel innermost axis (NCHW -> NHWC of a 224x224 RGB image alone costs 549k
-    U85-256 cycles). The TRANSPOSEs are part of this computation (no layout perms).
-    """
-    batch, channels, height, width = x_nchw.shape
-    out_channels, _, kernel_h, kernel_w = weights.values.shape
-    out_h, out_w = height // kernel_h, width // kernel_w
-    rows = reshape(ctx.graph, x_nchw, (batch * channels * out_h, kernel_h, out_w, kernel_w), name=f"{name}_patch_rows")
-    patches = _transpose(ctx, rows, (0, 2, 1, 3), name=f"{name}_patches")
-    grouped = reshape(ctx.graph, patches, (batch, channels, out_h * out_w, kernel_h * kernel_w), name=f"{name}_by_channel")
-    pixels = _transpose(ctx, grouped, (0, 2, 1, 3), name=f"{name}_by_pixel")
-    depth = reshape(ctx.graph, pixels, (batch, out_h, out_w, channels * kernel_h * kernel_w), name=f"{name}_depth")
-    flat = weights.values.reshape(out_channels, -1)[:, :, None, None]
-    return emit_convolution(
-        ctx,
-        node,
-        name=name,
-        input_nhwc=depth,
-        weights=dataclasses.replace(weights, values=np.ascontiguousarray(flat)),
-        geometry=ConvGeometry(),
-        output_shape_nhwc=(batch, out_h, out_w, out_channels),
-    )
-
-
-def _transpose(ctx: LoweringContext, value: TosaValue, perms: tuple[int, ...], *, name: str) -> TosaValue:
-    output = ctx.graph.add_tensor(name, tuple(value.shape[p] for p in perms), value.dtype, value.qparams)
-    attribute = ts.TosaSerializerAttribute()
-    attribute.TransposeAttribute(list(perms))
-    ctx.graph.add_op(ts.Op.TRANSPOSE, [value], [output], attribute)
-    return output
 
 
 def annotate_convolution(node: Node, config: QuantizationConfig) -> None:
