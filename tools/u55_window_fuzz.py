@@ -39,6 +39,9 @@ from arm.tosa.widened_window_copies import copy_widened_windows, departs_on_u55
 INT8, INT32 = np.dtype(np.int8), np.dtype(np.int32)
 TARGET = "ethos-u55-128"
 _SCALES = (1.0, 0.5, 0.75, 2.0**19, 0.7 * 2.0**18, 3.0)
+# A MUL of two operands widened by 2^19 overflows int32 (the reference model and the NPU then disagree for
+# another reason than the window): MULs take the small scales.
+_MUL_SCALES = (1.0, 0.5, 0.75, 3.0)
 _READERS = (ts.Op.ADD, ts.Op.SUB, ts.Op.MUL)
 _OTHERS = ("window", "same_grid_input", "other_grid_input", "computed")
 
@@ -79,12 +82,14 @@ def random_graph(rng: np.random.Generator) -> WindowGraph:
         start[axis] = int(rng.integers(0, shape[axis] - size[axis] + 1))
     other_start = [0] * rank
     other_start[axis] = int(rng.integers(0, shape[axis] - size[axis] + 1)) if kind == "slice" else 0
-    scale = float(rng.choice(_SCALES))
+    reader = _READERS[int(rng.integers(0, 3))]
+    scales = _MUL_SCALES if reader == ts.Op.MUL else _SCALES
+    scale = float(rng.choice(scales))
     other = str(rng.choice(_OTHERS))
-    other_scale = scale if other in ("window", "same_grid_input") else float(rng.choice(_SCALES))
+    other_scale = scale if other in ("window", "same_grid_input") else float(rng.choice(scales))
     return WindowGraph(
-        shape, kind, tuple(start), tuple(size), scale, int(rng.choice((0, -3, 5))), _READERS[int(rng.integers(0, 3))],
-        other, tuple(other_start), other_scale,
+        shape, kind, tuple(start), tuple(size), scale, int(rng.choice((0, -3, 5))), reader, other,
+        tuple(other_start), other_scale,
     )  # fmt: skip
 
 
@@ -156,6 +161,11 @@ def _binary(graph: TosaGraph, op: ts.Op, lhs: TosaValue, rhs: TosaValue, name: s
         attribute.AddAttribute()
     graph.add_op(op, inputs, [output], attribute)
     return output
+
+
+def replay(spec: WindowGraph, model: NpuModel, seed: int = 0) -> tuple[int, int]:
+    """(mismatches without the pass, with it) for one graph: a finding turned into a test."""
+    return mismatches(spec, model, copied=False, seed=seed), mismatches(spec, model, copied=True, seed=seed)
 
 
 def main(argv: list[str]) -> int:

@@ -15,16 +15,17 @@ zero). So, on the U55, exactly when:
 
 the stream computes the rescale over the source's (or each piece's) first elements and writes them from the
 output's start, past the window's buffer into whatever Vela placed after it. Whether that changes the outputs
-depends on the allocation: the same stream was measured exact for x[3:] and wrong for x[:3] (23 of 24 outputs),
-so a measured exact case proves nothing about this construct. Measured on the NPU model against the TOSA
+depends on the allocation: x[3:] * 0.5 + y came out exact and x[:3] * 0.5 + y 24 of 24 off from bit-identical
+command streams, so an exact measurement proves nothing about this construct. Measured on the NPU model against the TOSA
 reference model: x[3:] + x[:3] (23 of 24 off), (2x)[:, 3:] + (2x)[:, :4] with the products computed apart (the
 operands share a grid, so the U55 cannot fold their scales: 12 of 12), x - roll(x) (a CONCAT of two windows
 read by the SUB's widening: 21 of 21), a window widened by 0.5 for an ADD or MUL, glu's fine gate (a window times
 a computed int32 gate: an OFM write 16 bytes past the scratch area).
 
 The pass copies each such window or CONCAT output (a per-channel int8/int16 RESCALE by one, arm/tosa/
-identity_copy.py, which the U55 runs natively and which reads its window or writes its pieces in place) and points
-the departing RESCALE at the copy; the set is chosen before any copy goes in. Where Vela folds the RESCALE into its
+identity_copy.py, which the U55 runs natively and which reads its window or writes its pieces in place; a
+one-channel window, whose copy would have one scale, gets equal nonzero zero points instead) and points the
+departing RESCALE at the copy; the set is chosen before any copy goes in. Where Vela folds the RESCALE into its
 reader (an ADD of windows of two grids, the flow's usual case, or a MUL of two widenings by one) the window is read
 in place, exactly, and the graph is left alone. Windows of int32 tensors (an int32 SLICE narrowed by a RESCALE)
 depart the same way; the lowering does not emit them, and they would need another copy than an int8 RESCALE.
@@ -37,11 +38,16 @@ from __future__ import annotations
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaOperator
+from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue
 from arm.tosa.identity_copy import insert_identity_copy
+from arm.tosa.rescale import rescale
 from arm.tosa.u55_rescale_fusion import folds_into_reader, is_wide
 
 _COPYABLE = frozenset({np.dtype(np.int8), np.dtype(np.int16)})
+# A one-channel copy has one scale, which Vela folds into the widening after it (or drops) like any per-tensor
+# identity: its zero points, equal and not zero, keep it an operation of its own (FuseRescale folds no RESCALE
+# whose folded side has a zero point) and the values as they are.
+_ONE_CHANNEL_COPY_ZERO_POINT = 1
 
 
 def copy_widened_windows(graph: TosaGraph) -> None:
@@ -51,9 +57,21 @@ def copy_widened_windows(graph: TosaGraph) -> None:
     for rescale in departing:
         source = rescale.inputs[0]
         if source not in copies:
-            producer = graph.producer(source)
-            copies[source] = insert_identity_copy(graph, source, position=graph.operators.index(producer) + 1)
+            position = graph.operators.index(graph.producer(source)) + 1
+            copies[source] = _copy(graph, source, position)
         rescale.inputs[0] = copies[source]
+
+
+def _copy(graph: TosaGraph, name: str, position: int) -> str:
+    tensor = graph.tensors[name]
+    if tensor.shape[-1] > 1:
+        return insert_identity_copy(graph, name, position=position)
+    operators_before = len(graph.operators)
+    copy = rescale(graph, TosaValue(name, tensor.shape, tensor.dtype), name=f"{name}_copy", scales=[1.0],
+                   output_dtype=tensor.dtype, input_zp=_ONE_CHANNEL_COPY_ZERO_POINT,
+                   output_zp=_ONE_CHANNEL_COPY_ZERO_POINT)  # fmt: skip
+    graph.move_appended(operators_before, position)
+    return copy.name
 
 
 def departs_on_u55(graph: TosaGraph, operator: TosaOperator) -> bool:

@@ -58,6 +58,10 @@ DEPARTING = {
     # without shift or beside an unscaled 2^19.
     "first_rows_plus_half": Window((6, 8), (0, 0), (3, 8), scale=0.5, reader=ts.Op.ADD),
     # x rolled along its channels (two windows, concatenated) widened on x's grid for an ADD.
+    # One channel: its copy has one scale, which Vela would fold away as a per-tensor identity; the copy's
+    # zero points keep it (found by tools/u55_window_fuzz.py).
+    "one_channel_plus_computed": Window((5, 6, 2), (0, 0, 1), (5, 6, 1), scale=3.0, reader=ts.Op.ADD, other="computed",
+                                        other_scale=2.0**19),
     "rolled_plus": Window((3, 8), (0, 3), (3, 8), reader=ts.Op.ADD, window="concat", scale=2.0**19, other_scale=2.0**19),
 }
 FOLDED = {
