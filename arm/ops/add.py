@@ -53,6 +53,10 @@ def add_two_column_windows(x: torch.Tensor) -> torch.Tensor:
     return x[:, 3:] + x[:, :4]
 
 
+def add_windows_of_products(x: torch.Tensor) -> torch.Tensor:
+    return (2 * x)[:, 3:] + (2 * x)[:, :4]
+
+
 def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.relu(x + y)
 
@@ -81,6 +85,9 @@ TEST_CASES = {
     # they are copied out first (arm/tosa/widened_window_copies.py; 23 of 24 and 11 of 12 outputs off).
     "two_row_windows": OpTestCase(FunctionModule(add_two_row_windows), random_inputs(8, (6, 8))),
     "two_column_windows": OpTestCase(FunctionModule(add_two_column_windows), random_inputs(9, (3, 7))),
+    # Windows of two products computed apart: two tensors, but one grid, so the U55 cannot fold the operand
+    # rescales into the ADD either (12 of 12 outputs off without the copies).
+    "windows_of_products": OpTestCase(FunctionModule(add_windows_of_products), random_inputs(1, (3, 7))),
     "tensor": OpTestCase(FunctionModule(add_tensors), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(add_tensors), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 16))),
     "broadcast_rank": OpTestCase(FunctionModule(add_tensors), random_inputs(2, (2, 12, 32), (32,))),

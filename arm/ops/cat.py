@@ -76,6 +76,10 @@ def cat_with_itself(x: torch.Tensor) -> torch.Tensor:
     return torch.cat([x, x], dim=2)
 
 
+def source_minus_its_windows(x: torch.Tensor) -> torch.Tensor:
+    return x - torch.cat([x[:, 4:], x[:, :4]], dim=1)
+
+
 class _CatScaled(torch.nn.Module):
     """Operands on very different ranges: the shared grid must cover both."""
 
@@ -93,6 +97,9 @@ TEST_CASES = {
     "rows": OpTestCase(FunctionModule(cat_rows), random_inputs(2, (3, 16), (5, 16))),
     "same_input": OpTestCase(FunctionModule(cat_with_itself), random_inputs(3, (1, 4, 5, 6))),
     "different_ranges": OpTestCase(seeded(4, _CatScaled), random_inputs(4, (1, 4, 8, 8))),
+    # A CONCAT of windows of x that only the SUB's widening reads: copied before it on the U55
+    # (arm/tosa/widened_window_copies.py; 21 of 21 outputs off without the copy).
+    "source_minus_its_windows": OpTestCase(FunctionModule(source_minus_its_windows), random_inputs(5, (3, 7))),
 }
 
 OP = ArmOp(
