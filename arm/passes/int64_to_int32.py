@@ -171,6 +171,11 @@ def _narrow_result(program: ExportedProgram, node: Node, consumes: Consumes) -> 
     users = [user for user in node.users if not (user.op == "call_function" and consumes(user))]
     graph = program.graph_module.graph
     node.meta["val"] = node.meta["val"].to(torch.int32)
+    if any(argument.name == "dtype" and argument.kwarg_only for argument in node.target._schema.arguments):
+        # cumsum of int32 returns int64 unless told: run again (executorch's spec propagation runs each
+        # delegate's graph), it must compute the int32 its value now says, or the delegate's output
+        # tensor is planned as int64 while the NPU writes int32.
+        node.kwargs = {**node.kwargs, "dtype": torch.int32}
     if not users:  # the output node is a user too
         return
     with graph.inserting_after(node):
