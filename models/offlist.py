@@ -18,8 +18,11 @@ cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fil
 ``key_padding_built_from_shapes`` and gather's ``constant_index_per_row`` for DeBERTa-v2,
 scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART, arm/ops/roll.py's for Swin's
 shifted windows, arm/ops/clamp.py's ``normalize`` for EdgeNeXt's F.normalize, arm/ops/index_select.py's
-``relative_position_bias`` for Swin's folded bias lookup). models/README.md has the results, per model
-and target.
+``relative_position_bias`` for Swin's folded bias lookup; session 9: scaled_dot_product_attention's
+``heads_merged_after_a_view_write`` on the float targets for BART on TOSA FP, cumsum's ``token_positions``
+and ``int32_data``, compare's ``int32_ne_scalar``, fold_constants_test's gather from equal values and
+int64_to_int32_test's widening cast for RoBERTa's position ids). models/README.md has the results, per
+model and target.
 """
 
 from __future__ import annotations
