@@ -146,6 +146,14 @@ TEST_CASES = {
     "channels": OpTestCase(FunctionModule(along_channels), random_inputs(1, (1, 6, 4, 5))),
     # Inputs the int8 grid holds exactly: the int32 sums are the float sums, and only the output rounds.
     "exact_grid_values": OpTestCase(FunctionModule(along_last), on_int8_grid(2, (4, 16), 1.0 / 16.0)),
+    # int32 data along a middle dim: the U55's scan, and the FP profile's reason (token_positions covers
+    # the TOSA INT and U85 targets).
+    "int32_data": OpTestCase(
+        FunctionModule(int32_running_total),
+        _int32_values(4, (5, 3, 2)),
+        cpu_targets=("tosa_FP",),
+        targets=("u55_INT", "tosa_FP"),
+    ),
     # Integer data: int64 ids in (narrowed to int32 on the CPU), the count of non-padding tokens as
     # int32 scans, the cumsum's own int64 result made int32 (arm/passes/int64_to_int32.py). Not on the
     # U55, which keeps the comparison on the CPU (it has none), so the delegate's input is computed there
