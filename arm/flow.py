@@ -37,6 +37,7 @@ from arm.compile_spec import ETHOS_U_TARGETS, ArmCompileSpec, EthosUCompileSpec,
 from arm.fallback import FallbackPlan, lowering_error_in
 from arm.int8_io import IoQuantization, apply_int8_io
 from arm.model_spec import ModelSpec
+from arm.ops.common import registry
 from arm.ops.common.control_flow import target_gap
 from arm.ops.common.node_info import describe
 from arm.partitioner import EthosUPartitioner, TOSAPartitioner, VgfPartitioner
@@ -307,7 +308,11 @@ def _run_stages(
     # A retry needs the program as it was before the failed attempt's decompositions rewrote it; export
     # again from the module then, rather than deep-copying the program before every attempt.
     traced_module = quantized_module if quantized_module is not None else module
-    programs = _ProgramSource(exported, lambda: torch.export.export(traced_module, model.example_inputs))
+    export_again = lambda: torch.export.export(traced_module, model.example_inputs)  # noqa: E731
+    if quantized_module is None:
+        export_again = lambda: _float_program(torch.export.export(traced_module, model.example_inputs))  # noqa: E731
+        exported = _float_program(exported)
+    programs = _ProgramSource(exported, export_again)
     with stages.run("lower"):
         edge, partitioner, artifacts, plan, route = _lower_with_fallback(programs, target, stages, edge_route)
         edge = look_up_quantized_rows(edge)
@@ -569,6 +574,13 @@ def _nested_control_flow(graph_module: torch.fx.GraphModule) -> list[str]:
             if any(isinstance(node.target, torch._ops.HigherOrderOperator) for node in module.graph.nodes):
                 nested.append(name)
     return nested
+
+
+def _float_program(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """A program lowered without quantization, its views behind decomposable ops made safe for to_edge's
+    trace (registry.contiguous_views_behind_decompositions; the quantizing path makes them reshapes)."""
+    registry.contiguous_views_behind_decompositions(exported.graph_module)
+    return exported
 
 
 def _quantize(

@@ -25,7 +25,10 @@ cases for ConvNeXt-V2, arm/ops/baddbmm.py's for Bloom's ALiBi scores, masked_fil
 scaled_dot_product_attention's ``heads_merged_after_a_view_write`` for BART, arm/ops/roll.py's for Swin's
 shifted windows, arm/ops/clamp.py's ``normalize`` for EdgeNeXt's F.normalize, arm/ops/index_select.py's
 ``relative_position_bias`` for Swin's folded bias lookup, arm/ops/adaptive_avg_pool3d.py's for r3d_18's
-head). models/README.md has the results, per model and target.
+head; session 9: scaled_dot_product_attention's ``heads_merged_after_a_view_write`` on the float targets
+for BART on TOSA FP, cumsum's ``token_positions`` and ``int32_data``, compare's ``int32_ne_scalar``,
+fold_constants_test's gather from equal values and int64_to_int32_test's widening cast for RoBERTa's
+position ids). models/README.md has the results, per model and target.
 """
 
 from __future__ import annotations
@@ -720,6 +723,168 @@ _VISION_SESSION_9: dict[str, Callable[[], ModelSpec]] = {
 }
 
 
+# --- Session 9: sequence models people bring that the blocks above lack, each for a construct of its own. ---
+
+
+def _encoder_config(config_class: type, **kwargs: object) -> object:
+    """A tiny BERT-shaped encoder: hidden 64, 2 layers, 4 heads, vocab 256, 32 positions."""
+    sizes: dict[str, object] = dict(
+        vocab_size=_VOCABULARY,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        max_position_embeddings=32,
+    )
+    sizes.update(kwargs)
+    return config_class(**sizes)
+
+
+def _albert() -> nn.Module:
+    from transformers import AlbertConfig, AlbertModel
+
+    # Factorised embeddings (32 wide, projected to 64) and one layer's weights shared by both layers.
+    return AlbertModel(_encoder_config(AlbertConfig, embedding_size=32), add_pooling_layer=False)
+
+
+def _electra() -> nn.Module:
+    from transformers import ElectraConfig, ElectraForPreTraining
+
+    # The discriminator: a smaller embedding (32) projected up, and a per-token real/replaced head.
+    return ElectraForPreTraining(_encoder_config(ElectraConfig, embedding_size=32))
+
+
+def _xlm_roberta() -> nn.Module:
+    from transformers import XLMRobertaConfig, XLMRobertaModel
+
+    # RoBERTa's position ids from the ids (cumsum of ids != pad), padding id 1 as in its tokenizer.
+    config = _encoder_config(XLMRobertaConfig, max_position_embeddings=40, pad_token_id=1)
+    return XLMRobertaModel(config, add_pooling_layer=False)
+
+
+def _codegen() -> nn.Module:
+    from transformers import CodeGenConfig, CodeGenForCausalLM
+
+    # GPT-J's layout (CodeGen): fused qkv split in an interleaved order, rotary on part of each head
+    # applied to interleaved pairs (rotate_every_two), attention and MLP in parallel off one LayerNorm.
+    config = CodeGenConfig(
+        vocab_size=_VOCABULARY,
+        n_positions=32,
+        n_embd=64,
+        n_layer=2,
+        n_head=4,
+        rotary_dim=8,
+        n_inner=128,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return CodeGenForCausalLM(config)
+
+
+def _stablelm() -> nn.Module:
+    from transformers import StableLmConfig, StableLmForCausalLM
+
+    # LayerNorm (not RMSNorm) in a Llama-shaped decoder, rotary on a quarter of each head, qkv biases.
+    config = _decoder_config(StableLmConfig, num_key_value_heads=2, partial_rotary_factor=0.25, use_qkv_bias=True)
+    return StableLmForCausalLM(config)
+
+
+def _olmo2() -> nn.Module:
+    from transformers import Olmo2Config, Olmo2ForCausalLM
+
+    # Norms after attention and MLP (not before), RMSNorm over the whole q and k projections.
+    return Olmo2ForCausalLM(_decoder_config(Olmo2Config, num_key_value_heads=2, pad_token_id=0, eos_token_id=2))
+
+
+def _smollm() -> nn.Module:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    # SmolLM2-135M's proportions shrunk: 3 query heads over 1 key/value head of 16, tied embeddings.
+    config = _decoder_config(
+        LlamaConfig, hidden_size=48, num_attention_heads=3, num_key_value_heads=1, tie_word_embeddings=True
+    )
+    return LlamaForCausalLM(config)
+
+
+def _t5_decoder_step() -> nn.Module:
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    # Encoder and decoder with the decoder's own ids (a step of generation: 16 ids in, 4 decoder ids),
+    # relative position buckets in both, cross-attention, the LM head scaled by 1/sqrt(d_model).
+    config = T5Config(
+        vocab_size=_VOCABULARY,
+        d_model=64,
+        d_kv=16,
+        d_ff=128,
+        num_layers=2,
+        num_decoder_layers=2,
+        num_heads=4,
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=1,
+    )
+    return T5ForConditionalGeneration(config)
+
+
+def _ids_and_decoder_ids() -> list[tuple[torch.Tensor, ...]]:
+    generator = torch.Generator().manual_seed(0)
+    return [
+        (
+            torch.randint(0, _VOCABULARY, (1, _SEQUENCE), generator=generator),
+            torch.randint(0, _VOCABULARY, (1, 4), generator=generator),
+        )
+        for _ in range(CALIBRATION_SAMPLES)
+    ]
+
+
+def _wav2vec2_conformer() -> nn.Module:
+    from transformers import Wav2Vec2ConformerConfig, Wav2Vec2ConformerModel
+
+    # Conformer blocks (half-step FFNs around attention and a depthwise-convolution module with
+    # BatchNorm and GLU) with rotary positions, behind Wav2Vec2's convolutional feature encoder.
+    config = Wav2Vec2ConformerConfig(
+        **_TINY_AUDIO_ENCODER,
+        feat_extract_norm="layer",
+        position_embeddings_type="rotary",
+        conv_depthwise_kernel_size=7,
+        apply_spec_augment=False,
+    )
+    return Wav2Vec2ConformerModel(config)
+
+
+def _segformer() -> nn.Module:
+    from transformers import SegformerConfig, SegformerForSemanticSegmentation
+
+    # Mix Transformer encoder (overlapping patch embeddings, spatial-reduction attention, a depthwise
+    # convolution in the MLP) and the all-MLP decoder with bilinear upsampling; logits at 1/4 size.
+    config = SegformerConfig(
+        num_encoder_blocks=2,
+        depths=[1, 1],
+        sr_ratios=[4, 2],
+        hidden_sizes=[16, 32],
+        patch_sizes=[7, 3],
+        strides=[4, 2],
+        num_attention_heads=[1, 2],
+        mlp_ratios=[2, 2],
+        decoder_hidden_size=32,
+        num_labels=4,
+    )
+    return SegformerForSemanticSegmentation(config)
+
+
+_SESSION9_SEQUENCE_MODELS: dict[str, Callable[[], ModelSpec]] = {
+    "albert": _sequence(_albert, ("input_ids",), _token_ids),
+    "electra": _sequence(_electra, ("input_ids",), _token_ids),
+    "xlm_roberta": _sequence(_xlm_roberta, ("input_ids",), _token_ids),
+    "codegen": _sequence(_codegen, ("input_ids",), _token_ids),
+    "stablelm": _sequence(_stablelm, ("input_ids",), _token_ids),
+    "olmo2": _sequence(_olmo2, ("input_ids",), _token_ids),
+    "smollm": _sequence(_smollm, ("input_ids",), _token_ids),
+    "t5_decoder_step": _sequence(_t5_decoder_step, ("input_ids", "decoder_input_ids"), _ids_and_decoder_ids),
+    "wav2vec2_conformer": _sequence(_wav2vec2_conformer, ("input_values",), _audio),
+    "segformer": _sequence(_segformer, ("pixel_values",), _image(64)),
+}
+
 MODELS: dict[str, Callable[[], ModelSpec]] = {
     # transformers, tiny configs
     "gpt2": _transformers(_gpt2, "input_ids", _token_ids),
@@ -766,6 +931,7 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
 }
 MODELS.update(_SEQUENCE_MODELS)
 MODELS.update(_VISION_SESSION_9)
+MODELS.update(_SESSION9_SEQUENCE_MODELS)
 
 
 NUMERICS_SAMPLES = 2

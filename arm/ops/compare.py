@@ -8,6 +8,10 @@ one int32 grid fine enough to keep their order (as for add). Against a number, t
 one of the input's codes with a threshold code, found by evaluating the predicate on the dequantized
 values of all 256 (65536) codes exactly as the quantized PyTorch module does.
 
+Integer data (int32 tensors the quantizer leaves alone, such as token ids after int64 narrowing:
+RoBERTa's ``ids != pad``) compares as it is, against int32 tensors or whole numbers, in the INT profile
+(TOSA 1.0 has its int32 comparisons there).
+
 Ethos-U55/U65 have neither comparisons nor SELECT: there these stay on the CPU.
 """
 
@@ -24,9 +28,10 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.elementwise import emit
+from arm.ops.common.integer_arithmetic import integer_operands
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, in_float_type, random_inputs
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import describe, first_reason, float_type_reason, rank_reason, tensor_args
+from arm.ops.common.support import describe, dtype_of, first_reason, float_type_reason, rank_reason, tensor_args
 from arm.ops.common.unary import float_constant
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -79,6 +84,8 @@ _BY_TARGET = {target: kind for targets, kind in _TARGETS.items() for target in t
 def support(node: Node, spec: TosaSpecification) -> str | None:
     if spec.has("u55"):
         return f"{describe(node)}: Ethos-U55/U65 have no comparison operators; it runs on the CPU"
+    if _is_integer_comparison(node):
+        return _integer_reason(node, spec)
     # FP: the operands share one float type (GREATER of float16 and float32 is no TOSA operator).
     float_reason = float_type_reason(node, spec, tensor_args(node)) if spec.is_fp else None
     return first_reason(
@@ -86,6 +93,27 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         *(_input_reason(node, tensor, spec) for tensor in tensor_args(node)),
         rank_reason(node, shape_of(node)),
     )
+
+
+def _is_integer_comparison(node: Node) -> bool:
+    """Integer tensors compared with each other or with a number: the bool result aside, integer data."""
+    operands = tensor_args(node)
+    return bool(operands) and all(dtype_of(tensor) in _INTEGER_DATA for tensor in operands)
+
+
+_INTEGER_DATA = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
+def _integer_reason(node: Node, spec: TosaSpecification) -> str | None:
+    if spec.is_fp:
+        return f"{describe(node)}: an integer comparison; {spec} has int32 comparisons in the INT profile only, so it runs on the CPU"
+    other = [f"{tensor.name} is {dtype_of(tensor)}" for tensor in tensor_args(node) if dtype_of(tensor) != torch.int32]
+    if other:
+        return f"{describe(node)}: {', '.join(other)}; TOSA compares integers as int32 only (cast the operands to int32)"
+    number = node.args[1] if not isinstance(node.args[1], Node) else None
+    if number is not None and (isinstance(number, bool) or float(number) != int(number)):
+        return f"{describe(node)}: an integer tensor against {number!r}, which is no whole number; it runs on the CPU"
+    return rank_reason(node, shape_of(node))
 
 
 def _input_reason(node: Node, tensor: Node, spec: TosaSpecification) -> str | None:
@@ -115,7 +143,9 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     name, against_number = _BY_TARGET[node.target]
     comparison = _COMPARISONS[name]
     rank = len(shape_of(node))
-    if against_number:
+    if _is_integer_comparison(node):
+        lhs, rhs = integer_operands(node, ctx, [node.args[0], int(node.args[1]) if against_number else node.args[1]])
+    elif against_number:
         lhs, rhs = _against_number(node, ctx, comparison, rank)
     elif ctx.spec.is_fp:
         lhs, rhs = (ctx.value(arg, rank=rank) for arg in node.args[:2])
@@ -220,6 +250,16 @@ def not_equal(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return x != y
 
 
+def _token_ids(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(torch.randint(0, 6, shape, generator=generator, dtype=torch.int32) for shape in shapes)
+
+
+def not_padding(ids: torch.Tensor) -> torch.Tensor:
+    """RoBERTa's padding mask of its token ids (padding id 1), as int32."""
+    return ids.ne(1).int()
+
+
 def with_zeros(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
     """Normal inputs with every value below 0.5 in magnitude set to exactly 0 (a quantized zero is exact)."""
     return tuple(torch.where(x.abs() < 0.5, 0.0, x) for x in random_inputs(seed, *shapes))
@@ -263,6 +303,11 @@ TEST_CASES = {
         away_from(0.5, 9, (3, 30), (3, 30)),
         cpu_targets=("u55_INT", "tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
+    ),
+    # int32 data, not quantized: EQUAL (+ LOGICAL_NOT) of the integers, in the INT profile only (two
+    # int32 tensors take the same path with no constant).
+    "int32_ne_scalar": OpTestCase(
+        FunctionModule(not_padding), _token_ids(13, (2, 16)), cpu_targets=("u55_INT", "tosa_FP", "vgf_FP")
     ),
 }
 

@@ -9,6 +9,11 @@ delegated graph in pieces. Folded, each becomes one constant its consumers read.
 Shape-only operators (``zeros_like(x)``, ``ones_like(x)``, ``fill_`` on a new tensor: ``full_like`` at the
 edge) fold even when x is a model input: they read only its static shape.
 
+A gather from a constant whose values are the same all along the gathered dim reads no value of its
+index: RoBERTa's token-type ids are a buffer of zeros gathered at the position ids it computes from
+its input ids (``gather(zeros.expand(b, n), 1, position_ids)``). Such a gather folds as a gather at
+index 0, whatever the index.
+
 What is not folded:
 
 * the dequantize a constant is read through: a quantized weight stays int8 behind its dequantize, as the
@@ -117,7 +122,10 @@ def _nodes_that_stay(graph: Graph, values: dict[Node, object]) -> set[Node]:
 def _is_foldable(node: Node, values: dict[Node, object]) -> bool:
     if node.op != "call_function":
         return False
-    if not all(input_node in values or _read_for_shape_only(node, input_node) for input_node in node.all_input_nodes):
+    if not all(
+        input_node in values or _read_for_shape_only(node, input_node) or _index_not_read(node, input_node, values)
+        for input_node in node.all_input_nodes
+    ):
         return False
     if node.target is operator.getitem:
         return isinstance(node.meta.get("val"), torch.Tensor)  # one result of a folded split
@@ -142,9 +150,27 @@ def _read_for_shape_only(node: Node, input_node: Node) -> bool:
 
 
 def _shape_stand_in(input_node: Node) -> torch.Tensor:
-    """A tensor of the input's shape and dtype: all a shape-only operator reads."""
+    """A tensor of the input's shape and dtype: all a shape-only operator reads (and index 0, which a
+    gather from values equal along its dim reads as well as any other)."""
     value = input_node.meta["val"]
     return torch.zeros(tuple(value.shape), dtype=value.dtype)
+
+
+_GATHER = "aten::gather"
+
+
+def _index_not_read(node: Node, input_node: Node, values: dict[Node, object]) -> bool:
+    """``input_node`` is the index of a gather from a constant equal all along the gathered dim."""
+    if not isinstance(node.target, (torch._ops.OpOverload, _edge_op_type())) or node.target._schema.name != _GATHER:
+        return False
+    source, dim, index = node.args[:3]
+    value = values.get(source) if isinstance(source, Node) else None
+    if index is not input_node or not isinstance(value, torch.Tensor) or value.dim() == 0 or value.shape[dim] == 0:
+        return False
+    index_value = input_node.meta.get("val")
+    if not isinstance(index_value, torch.Tensor) or not all(isinstance(size, int) for size in index_value.shape):
+        return False
+    return bool((value == value.narrow(dim, 0, 1)).all())
 
 
 def _tensors(value: object) -> list[torch.Tensor]:

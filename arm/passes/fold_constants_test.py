@@ -95,6 +95,33 @@ def test_shape_only_creators_of_an_input_fold() -> None:
     _check_folds(_LikeAnInput(), random_inputs(5, (2, 3)), {"aten.full_like"})
 
 
+class _TokenTypesAtPositions(torch.nn.Module):
+    """RoBERTa's token types: a buffer of zeros gathered at position ids computed from the input ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("token_type_ids", torch.zeros(1, 8, dtype=torch.long))
+        self.types = torch.nn.Embedding(2, 4)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        positions = torch.cumsum((ids != 1).int(), dim=1) + 1
+        types = torch.gather(self.token_type_ids.expand(ids.shape[0], -1), 1, positions.long())
+        return self.types(types) + positions[..., None]
+
+
+def test_gather_from_values_equal_along_its_dim_folds() -> None:
+    ids = (torch.tensor([[5, 1, 6, 2, 7, 1]]),)
+    _check_folds(_TokenTypesAtPositions(), ids, {"aten.gather"})
+
+
+def test_gather_from_differing_values_stays() -> None:
+    module = _TokenTypesAtPositions()
+    module.token_type_ids[0, 3] = 1  # the result now depends on the positions
+    program = _edge(module, (torch.tensor([[5, 1, 6, 2, 7, 1]]),))
+    fold_constants(program)
+    assert _mentions(program, "aten.gather"), _computing_targets(program)
+
+
 def test_what_reads_an_input_stays() -> None:
     program = _edge(_RotaryPositions(), random_inputs(3, (1, 5, 8)))
     fold_constants(program)

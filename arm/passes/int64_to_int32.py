@@ -10,6 +10,9 @@ values around nodes an Arm op lowers ("consumers"):
   become int32 constants the same way;
 * int64 user inputs get a cast to int32 on the CPU in front of the consumers (index inputs are
   assumed to fit: no Ethos-U memory holds 2**31 rows);
+* the model's own cast of an int32 tensor to int64 (``positions.long()``: RoBERTa's position ids) is
+  bypassed for the consumers, which read its int32 input (the values are the same); otherwise the cast
+  stayed on the CPU between two delegated ops;
 * a consumer's int64 result is produced as int32 and cast back to int64 on the CPU for its users.
 
 A constant whose values do not fit int32 stays int64: its consumers then fail their dtype rule and
@@ -83,6 +86,9 @@ def narrow_int64(program: ExportedProgram, consumes: Consumes) -> Int64Narrowing
             _narrow_constant(program, node, consumes, result)
         elif node.op == "placeholder":
             _cast_input_to_int32(program, node, consumes)
+            result.narrowed.append(node.name)
+        elif _is_widening_cast(node):
+            _bypass_widening_cast(node, consumes)
             result.narrowed.append(node.name)
     for node in list(graph.nodes):
         # A getitem only selects a result of a multi-result op (max_pool2d's int64 indices): its
@@ -165,6 +171,11 @@ def _narrow_result(program: ExportedProgram, node: Node, consumes: Consumes) -> 
     users = [user for user in node.users if not (user.op == "call_function" and consumes(user))]
     graph = program.graph_module.graph
     node.meta["val"] = node.meta["val"].to(torch.int32)
+    if any(argument.name == "dtype" and argument.kwarg_only for argument in node.target._schema.arguments):
+        # cumsum of int32 returns int64 unless told: run again (executorch's spec propagation runs each
+        # delegate's graph), it must compute the int32 its value now says, or the delegate's output
+        # tensor is planned as int64 while the NPU writes int32.
+        node.kwargs = {**node.kwargs, "dtype": torch.int32}
     if not users:  # the output node is a user too
         return
     with graph.inserting_after(node):
@@ -182,6 +193,23 @@ def _narrow_result(program: ExportedProgram, node: Node, consumes: Consumes) -> 
             user.replace_input_with(node, cast)
     if not cast.users:
         graph.erase_node(cast)
+
+
+def _is_widening_cast(node: Node) -> bool:
+    """A cast of an int32 tensor to int64: the same values, wider."""
+    if node.op != "call_function" or node.target != _CAST or not _is_int64(node):
+        return False
+    source = node.args[0]
+    value = source.meta.get("val") if isinstance(source, Node) else None
+    return isinstance(value, torch.Tensor) and value.dtype == torch.int32
+
+
+def _bypass_widening_cast(node: Node, consumes: Consumes) -> None:
+    """The consumers of an int32 -> int64 cast read its int32 input; the cast stays for other users."""
+    for user in _consumers(node, consumes):
+        user.replace_input_with(node, node.args[0])
+    if not node.users:
+        node.graph.erase_node(node)
 
 
 def _is_cast_to_int32(node: Node) -> bool:

@@ -114,6 +114,30 @@ def test_a_cast_of_the_narrowed_result_to_int32_goes() -> None:
         torch.testing.assert_close(got.to(want.dtype), want)
 
 
+class _PositionsWidened(torch.nn.Module):
+    """RoBERTa's last step: int32 positions made int64 (``.long()``) and offset by the padding id."""
+
+    def forward(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        wide = positions.long()
+        return wide + 2, wide * 3
+
+
+def test_consumers_of_a_widening_cast_read_its_int32_input() -> None:
+    inputs = (torch.tensor([[1, 2, 0, 3]], dtype=torch.int32),)
+    program = to_edge(torch.export.export(_PositionsWidened(), inputs)).exported_program()
+    expected = program.module()(*inputs)
+
+    narrow_int64(program, lambda node: "add.Tensor" in str(node.target))
+
+    (add,) = [node for node in program.graph.nodes if "add.Tensor" in str(node.target)]
+    assert {arg.meta["val"].dtype for arg in add.all_input_nodes} == {torch.int32}
+    assert add.args[0].op == "placeholder"  # the cast's input itself, no cast between
+    (mul,) = [node for node in program.graph.nodes if "mul.Tensor" in str(node.target)]
+    assert mul.args[0].meta["val"].dtype == torch.int64  # a CPU reader still gets the int64 cast
+    for got, want in zip(program.module()(*inputs), expected, strict=True):
+        torch.testing.assert_close(got.to(want.dtype), want)
+
+
 class _TokenModel(torch.nn.Module):
     """GPT-2's way in: the int64 ids viewed as [batch, tokens], looked up, then a projection."""
 

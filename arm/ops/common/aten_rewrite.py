@@ -73,6 +73,22 @@ _LAYOUT_CARRIERS = (
 _VIEWS = (torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default)
 
 
+def views_downstream(node: Node, kinds: tuple[torch._ops.OpOverload, ...] = _VIEWS) -> list[Node]:
+    """The views (nodes of ``kinds``) that read ``node`` through transposes and views, whose validity
+    hangs on its layout."""
+    views: list[Node] = []
+    pending, seen = list(node.users), set()
+    while pending:
+        user = pending.pop()
+        if user in seen or user.op != "call_function" or user.target not in _LAYOUT_CARRIERS:
+            continue
+        seen.add(user)
+        if user.target in kinds:
+            views.append(user)
+        pending.extend(user.users)
+    return views
+
+
 def reshape_views_downstream(node: Node) -> list[Node]:
     """Makes the views that read ``node`` through transposes and views reshapes; returns them.
 
@@ -83,15 +99,28 @@ def reshape_views_downstream(node: Node) -> list[Node]:
     stride"). A reshape computes the same values whatever the layout; re-export makes it a view again
     where the tensor is contiguous.
     """
-    changed: list[Node] = []
-    pending, seen = list(node.users), set()
-    while pending:
-        user = pending.pop()
-        if user in seen or user.op != "call_function" or user.target not in _LAYOUT_CARRIERS:
-            continue
-        seen.add(user)
-        if user.target in _VIEWS:
-            user.target = torch.ops.aten.reshape.default
-            changed.append(user)
-        pending.extend(user.users)
+    changed = views_downstream(node)
+    for view in changed:
+        view.target = torch.ops.aten.reshape.default
     return changed
+
+
+def contiguous_before_views_downstream(node: Node) -> list[Node]:
+    """Puts a contiguous clone in front of each view that reads ``node`` through transposes and views.
+
+    For a program that is not traced again before to_edge (the float path): to_edge's decomposition
+    traces it again, and a reshape becomes a view in the trace that keeps sdpa whole. A clone to the contiguous
+    format is a core ATen op that every trace keeps, and its result can be viewed whatever the layout
+    of what it copies (on the delegate it is an identity; TOSA tensors have no layout).
+    """
+    views = views_downstream(node, _VIEWS + (torch.ops.aten.reshape.default,))
+    for view in views:
+        source = view.args[0]
+        with view.graph.inserting_before(view):
+            clone = view.graph.call_function(
+                torch.ops.aten.clone.default, (source,), {"memory_format": torch.contiguous_format}
+            )
+        clone.meta.update({key: value for key, value in source.meta.items() if key != "val"})
+        clone.meta["val"] = source.meta["val"].clone(memory_format=torch.contiguous_format)
+        view.replace_input_with(source, clone)
+    return views

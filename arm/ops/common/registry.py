@@ -17,7 +17,7 @@ from torch.fx import GraphModule, Node
 
 import arm.ops
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.aten_rewrite import reshape_views_downstream
+from arm.ops.common.aten_rewrite import contiguous_before_views_downstream, reshape_views_downstream
 from arm.ops.common.node_info import describe
 from arm.ops.common.op_test_case import OpTestCase
 from arm.tosa.quantization import is_dequantize, is_quantize
@@ -124,6 +124,25 @@ def decompose_for_quantization(model: GraphModule) -> GraphModule:
             changed = True
     if changed:
         model.graph.eliminate_dead_code()
+        model.recompile()
+    return model
+
+
+def contiguous_views_behind_decompositions(model: GraphModule) -> GraphModule:
+    """For a program lowered float: the views behind ops with a decomposition read a contiguous clone.
+
+    The float path quantizes nothing, so ``decompose_for_quantization`` never runs, and to_edge traces
+    the program again with sdpa's layout changed (its decomposition, or its kept node's fake value, lays
+    the result out [B, H, S, D] where export's CPU sdpa gave [B, S, H, D]): a view of sdpa's transposed
+    result traced at export then fails inside to_edge (BART, which merges heads that way).
+    """
+    changed = [
+        reshaped
+        for node in list(model.graph.nodes)
+        if (arm_op := for_aten_node(node)) is not None and arm_op.decompose_for_quantization is not None
+        for reshaped in contiguous_before_views_downstream(node)
+    ]
+    if changed:
         model.recompile()
     return model
 
