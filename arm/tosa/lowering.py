@@ -38,6 +38,7 @@ from arm.tosa.specification import TosaSpecification
 from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
+from arm.tosa.ties_to_even_convolutions import ties_to_even_averages_as_convolutions
 from arm.tosa.widened_window_copies import copy_widened_windows
 
 
@@ -108,6 +109,7 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
     remove_identity_clamps(graph)
     if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
         sums_as_convolutions(graph)
+        ties_to_even_averages_as_convolutions(graph)  # reads the convolutions' sums
         copy_high_rank_slices(graph)  # first: a copied slice is no window for the MATMUL pass either
         copy_windowed_matmul_operands(graph)
     if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
