@@ -114,6 +114,7 @@ def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
             index
             for index, name in enumerate(operator.inputs)
             if graph.tensors[name].kind != "shape" and len(graph.tensors[name].shape) == rank
+            and not _is_one_element(graph.tensors[name].shape)
         ]
     if operator.op == ts.Op.CONCAT and operator.axis is not None:
         return list(range(len(operator.inputs)))
@@ -122,6 +123,16 @@ def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
     if operator.op in _PER_AXIS_SHAPES:
         return [0]
     return None
+
+
+def _is_one_element(shape: tuple[int, ...]) -> bool:
+    """A [1, 1, 1, 1] operand reads the same in every layout: it neither needs a transpose nor blocks one.
+
+    A scalar computed from a constant (a RESCALE of it: MobileOne's and HGNetV2's scalar scales and
+    offsets) had blocked sinking, leaving the blocks' residual ADDs in NCHW and a transpose after each
+    convolution feeding them, which Vela 5.2.0 writes 100 times slower on the U85 (see _WEIGHTED).
+    """
+    return all(dimension == 1 for dimension in shape)
 
 
 def _sink_transposes(graph: TosaGraph, operator: TosaOperator) -> bool:
@@ -212,9 +223,17 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_conv
 _WEIGHTED = frozenset({ts.Op.CONV2D, ts.Op.DEPTHWISE_CONV2D, ts.Op.TRANSPOSE_CONV2D, ts.Op.CONV3D, ts.Op.MATMUL})
 
 
+# Activations Vela fuses into the operator before them: a transpose after one is as fused as right after the
+# RESCALE (a ReLU's CLAMP, which remove_identity_clamps may drop after this pass, or a LUT).
+_FUSED_ACTIVATIONS = frozenset({ts.Op.CLAMP, ts.Op.TABLE})
+
+
 def _is_weighted_output(graph: TosaGraph, name: str) -> bool:
-    """``name`` is the int8 result of a convolution or MATMUL: the RESCALE right after one."""
+    """``name`` is the int8 result of a convolution or MATMUL: the RESCALE right after one, or a fused
+    activation of it."""
     rescale = graph.producer(name)
+    while rescale is not None and rescale.op in _FUSED_ACTIVATIONS:
+        rescale = graph.producer(rescale.inputs[0])
     if rescale is None or rescale.op != ts.Op.RESCALE:
         return False
     weighted = graph.producer(rescale.inputs[0])
