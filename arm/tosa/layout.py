@@ -202,7 +202,7 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_conv
     source, middle = graph.tensors[producer.inputs[0]], graph.tensors[producer.outputs[0]]
     if source.kind == "const" or source.dtype.itemsize >= middle.dtype.itemsize:
         return False
-    if not below_convolutions and _is_weighted_output(graph, source.name):
+    if not below_convolutions and is_weighted_output(graph, source.name):
         return False
     readers = graph.consumers(middle.name)
     if middle.name in graph.outputs or len(readers) != 1 or readers[0] is not closing:
@@ -228,7 +228,7 @@ _WEIGHTED = frozenset({ts.Op.CONV2D, ts.Op.DEPTHWISE_CONV2D, ts.Op.TRANSPOSE_CON
 _FUSED_ACTIVATIONS = frozenset({ts.Op.CLAMP, ts.Op.TABLE})
 
 
-def _is_weighted_output(graph: TosaGraph, name: str) -> bool:
+def is_weighted_output(graph: TosaGraph, name: str) -> bool:
     """``name`` is the int8 result of a convolution or MATMUL: the RESCALE right after one, or a fused
     activation of it."""
     rescale = graph.producer(name)
