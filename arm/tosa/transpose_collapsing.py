@@ -1,19 +1,19 @@
-"""A TRANSPOSE as the lowest-rank transpose that moves the same bytes, where Vela 5.2.0 runs that one better.
+"""On the U85, a transpose after a convolution as the lowest-rank transpose that moves the same bytes.
 
 Axes of size one and runs of axes that stay neighbours in the output carry no movement: NHWC [1, H, W, C]
-to NCHW is [H*W, C] to [C, H*W] between two RESHAPEs, which move nothing. Measured (Vela 5.2.0, int8,
-a 1x1 convolution, the transpose, a RESCALE reading it):
+to NCHW is [H*W, C] to [C, H*W] between two RESHAPEs, which move nothing. Vela 5.2.0 fuses a rank-4
+transpose into the write of the convolution before it on the U85, which is slow where the written rows
+are short; a collapsed transpose is not fused and runs on its own. Measured (U85-256, int8, a 1x1
+convolution, the transpose to NCHW, a RESCALE reading it): W = 2 ([1, 2, 2, 256]) 103,496 cycles
+fused against 9,496 collapsed, W = 4 ([1, 4, 4, 96]) 5,704 against 3,728, W = 8 ([1, 8, 8, 64]) 6,997
+against 10,735 (the fused write is the cheaper there). So a transpose right after a convolution (or
+its fused activation) whose output rows are shorter than ``_SHORT_ROWS`` is collapsed; the others stay.
+EfficientFormerV2's attention reads q, k and v from 1x1 convolutions of a 2x2 map this way.
 
-* U55-128: Vela runs a rank-4 NHWC <-> NCHW transpose as two transposes, the collapsed one as one:
-  [1, 2, 2, 256] 4,512 -> 3,488 cycles, [1, 8, 8, 64] 11,872 -> 10,848, [1, 2, 2, 1024] int32
-  32,768 -> 20,480. Every transpose that collapses is collapsed.
-* U85-256: Vela fuses a rank-4 transpose into the write of the convolution before it, which is slow
-  where the written rows are short: to NCHW with W = 2 ([1, 2, 2, 256]) the convolution took 102,600
-  cycles instead of 5,336, with W = 4 ([1, 4, 4, 96]) 5,704 against 3,728 for the collapsed
-  transpose on its own; with W = 8 ([1, 8, 8, 64]) the fused write is the cheaper (6,997 against
-  10,735). A collapsed transpose is not fused. So a transpose right after a convolution (or its
-  fused activation) whose output rows are shorter than ``_U85_SHORT_ROWS`` is collapsed; the others stay.
-  EfficientFormerV2's attention reads its q, k and v from 1x1 convolutions of a 2x2 map this way.
+Not on the U55: Vela runs a rank-4 NHWC <-> NCHW transpose there as two transposes and a collapsed one
+as one (a tiny graph saved 1,024 cycles), but over whole models the reshapes around the collapsed
+transposes cost more than that (mha_sequence U55-128 340,300 -> 345,380, Llama 216,330 -> 216,586:
+Vela copies a reshaped tensor in front of a MATMUL and transposes MATMUL operands it read in place).
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
 from arm.tosa.layout import is_weighted_output, transpose
 
 # Output rows (the last axis) shorter than this make the U85's fused transposed write slow (see above).
-_U85_SHORT_ROWS = 8
+_SHORT_ROWS = 8
 
 
-def collapse_transposes(graph: TosaGraph, *, only_short_rows_after_convolutions: bool) -> None:
-    """Collapses every TRANSPOSE whose collapsed form has fewer axes (the U55's rule), or with
-    ``only_short_rows_after_convolutions`` only those Vela would fuse slowly into a convolution (the U85's)."""
+def collapse_transposes_after_convolutions(graph: TosaGraph) -> None:
+    """Collapses each TRANSPOSE Vela would fuse slowly into the U85 convolution before it."""
     for operator in [operator for operator in graph.operators if operator.perms is not None]:
-        if only_short_rows_after_convolutions and not _fuses_slowly(graph, operator):
+        if not _fuses_slowly(graph, operator):
             continue
         shape = graph.tensors[operator.inputs[0]].shape
         collapsed_shape, collapsed_perms = collapsed(shape, operator.perms)
@@ -57,7 +56,7 @@ def collapsed(shape: tuple[int, ...], perms: tuple[int, ...]) -> tuple[tuple[int
 
 def _fuses_slowly(graph: TosaGraph, operator: TosaOperator) -> bool:
     output = graph.tensors[operator.outputs[0]]
-    return output.shape[-1] < _U85_SHORT_ROWS and is_weighted_output(graph, operator.inputs[0])
+    return output.shape[-1] < _SHORT_ROWS and is_weighted_output(graph, operator.inputs[0])
 
 
 def _rewrite(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...], perms: tuple[int, ...]) -> None:
