@@ -202,7 +202,7 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_conv
     source, middle = graph.tensors[producer.inputs[0]], graph.tensors[producer.outputs[0]]
     if source.kind == "const" or source.dtype.itemsize >= middle.dtype.itemsize:
         return False
-    if not below_convolutions and is_weighted_output(graph, source.name):
+    if not below_convolutions and is_weighted_output(graph, source.name) and not has_short_rows(closing.perms, source.shape):
         return False
     readers = graph.consumers(middle.name)
     if middle.name in graph.outputs or len(readers) != 1 or readers[0] is not closing:
@@ -221,6 +221,18 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_conv
 # Vela 5.2.0 fuses such a transpose into the convolution's output write on the U85, where it ran 100 times slower (ConvNeXt-atto's 1x1 convolution on
 # [1, 2, 2, 1280] -> 320 before its layer scale: 32,260 -> 3,200,250 U85-256 cycles).
 _WEIGHTED = frozenset({ts.Op.CONV2D, ts.Op.DEPTHWISE_CONV2D, ts.Op.TRANSPOSE_CONV2D, ts.Op.CONV3D, ts.Op.MATMUL})
+
+
+# Rows (the last axis) of a transposed write shorter than this make the U85's write fused into a convolution slow;
+# arm/tosa/transpose_collapsing.py runs such a transpose on its own, as an int8 one after this hoist (EfficientFormerV2's
+# residual ADD in NCHW after a 1x1 convolution of a 2x2 map: its int32 transpose fused into the widening RESCALE took
+# 204,800 U85-256 cycles).
+SHORT_ROWS = 8
+
+
+def has_short_rows(perms: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """The transpose by ``perms`` of a tensor of ``shape`` writes rows shorter than ``SHORT_ROWS``."""
+    return shape[perms[-1]] < SHORT_ROWS
 
 
 # Activations Vela fuses into the operator before them: a transpose after one is as fused as right after the

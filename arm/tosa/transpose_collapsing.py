@@ -7,7 +7,7 @@ are short; a collapsed transpose is not fused and runs on its own. Measured (U85
 convolution, the transpose to NCHW, a RESCALE reading it): W = 2 ([1, 2, 2, 256]) 103,496 cycles
 fused against 9,496 collapsed, W = 4 ([1, 4, 4, 96]) 5,704 against 3,728, W = 8 ([1, 8, 8, 64]) 6,997
 against 10,735 (the fused write is the cheaper there). So a transpose right after a convolution (or
-its fused activation) whose output rows are shorter than ``_SHORT_ROWS`` is collapsed; the others stay.
+its fused activation) whose output rows are shorter than ``layout.SHORT_ROWS`` is collapsed; the others stay.
 EfficientFormerV2's attention reads q, k and v from 1x1 convolutions of a 2x2 map this way.
 
 Not on the U55: Vela runs a rank-4 NHWC <-> NCHW transpose there as two transposes and a collapsed one
@@ -21,11 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
-from arm.tosa.layout import is_weighted_output, transpose
-
-# Output rows (the last axis) shorter than this make the U85's fused transposed write slow (see above).
-_SHORT_ROWS = 8
-
+from arm.tosa.layout import has_short_rows, is_weighted_output, transpose
 
 def collapse_transposes_after_convolutions(graph: TosaGraph) -> None:
     """Collapses each TRANSPOSE Vela would fuse slowly into the U85 convolution before it."""
@@ -55,8 +51,8 @@ def collapsed(shape: tuple[int, ...], perms: tuple[int, ...]) -> tuple[tuple[int
 
 
 def _fuses_slowly(graph: TosaGraph, operator: TosaOperator) -> bool:
-    output = graph.tensors[operator.outputs[0]]
-    return output.shape[-1] < _SHORT_ROWS and is_weighted_output(graph, operator.inputs[0])
+    source = graph.tensors[operator.inputs[0]]
+    return has_short_rows(operator.perms, source.shape) and is_weighted_output(graph, source.name)
 
 
 def _rewrite(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...], perms: tuple[int, ...]) -> None:
