@@ -6,7 +6,8 @@ own, between a transpose to NHWC and one back to NCHW, which leaves round trips 
 propagates the inner layout instead: it sinks every transpose below the layout-agnostic ops that read
 it (elementwise ops, CONCAT, PAD, SLICE, TILE, REDUCE_*, rewriting their axes and constants for the new
 layout), until it meets its inverse, which it cancels, or an op that needs the outer layout (a
-RESHAPE, a graph output). A network of convolutions, pools, elementwise ops, activations, concats
+RESHAPE, a graph output); a one-element operand (a scalar ADD or MUL) reads the same in every layout.
+A network of convolutions, pools, elementwise ops, activations, concats
 and pads is thus left with one transpose at each NCHW input and one in front of each NCHW-only
 consumer. A transpose that sank through a widening RESCALE (int8 -> int32) without meeting its inverse
 is moved back above it (``_hoist_above_widening``), where it moves a quarter of the bytes.
