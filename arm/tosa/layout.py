@@ -6,7 +6,8 @@ own, between a transpose to NHWC and one back to NCHW, which leaves round trips 
 propagates the inner layout instead: it sinks every transpose below the layout-agnostic ops that read
 it (elementwise ops, CONCAT, PAD, SLICE, TILE, REDUCE_*, rewriting their axes and constants for the new
 layout), until it meets its inverse, which it cancels, or an op that needs the outer layout (a
-RESHAPE, a graph output). A network of convolutions, pools, elementwise ops, activations, concats
+RESHAPE, a graph output); a one-element operand (a scalar ADD or MUL) reads the same in every layout.
+A network of convolutions, pools, elementwise ops, activations, concats
 and pads is thus left with one transpose at each NCHW input and one in front of each NCHW-only
 consumer. A transpose that sank through a widening RESCALE (int8 -> int32) without meeting its inverse
 is moved back above it (``_hoist_above_widening``), where it moves a quarter of the bytes.
@@ -114,6 +115,7 @@ def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
             index
             for index, name in enumerate(operator.inputs)
             if graph.tensors[name].kind != "shape" and len(graph.tensors[name].shape) == rank
+            and not _is_one_element(graph.tensors[name].shape)
         ]
     if operator.op == ts.Op.CONCAT and operator.axis is not None:
         return list(range(len(operator.inputs)))
@@ -122,6 +124,16 @@ def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
     if operator.op in _PER_AXIS_SHAPES:
         return [0]
     return None
+
+
+def _is_one_element(shape: tuple[int, ...]) -> bool:
+    """A [1, 1, 1, 1] operand reads the same in every layout: it neither needs a transpose nor blocks one.
+
+    A scalar computed from a constant (a RESCALE of it: MobileOne's and HGNetV2's scalar scales and
+    offsets) had blocked sinking, leaving the blocks' residual ADDs in NCHW and a transpose after each
+    convolution feeding them, which Vela 5.2.0 writes 100 times slower on the U85 (see _WEIGHTED).
+    """
+    return all(dimension == 1 for dimension in shape)
 
 
 def _sink_transposes(graph: TosaGraph, operator: TosaOperator) -> bool:
@@ -191,7 +203,7 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_conv
     source, middle = graph.tensors[producer.inputs[0]], graph.tensors[producer.outputs[0]]
     if source.kind == "const" or source.dtype.itemsize >= middle.dtype.itemsize:
         return False
-    if not below_convolutions and _is_weighted_output(graph, source.name):
+    if not below_convolutions and is_weighted_output(graph, source.name) and not has_short_rows(closing.perms, source.shape):
         return False
     readers = graph.consumers(middle.name)
     if middle.name in graph.outputs or len(readers) != 1 or readers[0] is not closing:
@@ -212,9 +224,29 @@ def _hoist_above_widening(graph: TosaGraph, closing: TosaOperator, *, below_conv
 _WEIGHTED = frozenset({ts.Op.CONV2D, ts.Op.DEPTHWISE_CONV2D, ts.Op.TRANSPOSE_CONV2D, ts.Op.CONV3D, ts.Op.MATMUL})
 
 
-def _is_weighted_output(graph: TosaGraph, name: str) -> bool:
-    """``name`` is the int8 result of a convolution or MATMUL: the RESCALE right after one."""
+# Rows (the last axis) of a transposed write shorter than this make the U85's write fused into a convolution slow;
+# arm/tosa/transpose_collapsing.py runs such a transpose on its own, as an int8 one after this hoist (EfficientFormerV2's
+# residual ADD in NCHW after a 1x1 convolution of a 2x2 map: its int32 transpose fused into the widening RESCALE took
+# 204,800 U85-256 cycles).
+SHORT_ROWS = 8
+
+
+def has_short_rows(perms: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """The transpose by ``perms`` of a tensor of ``shape`` writes rows shorter than ``SHORT_ROWS``."""
+    return shape[perms[-1]] < SHORT_ROWS
+
+
+# Activations Vela fuses into the operator before them: a transpose after one is as fused as right after the
+# RESCALE (a ReLU's CLAMP, which remove_identity_clamps may drop after this pass, or a LUT).
+_FUSED_ACTIVATIONS = frozenset({ts.Op.CLAMP, ts.Op.TABLE})
+
+
+def is_weighted_output(graph: TosaGraph, name: str) -> bool:
+    """``name`` is the int8 result of a convolution or MATMUL: the RESCALE right after one, or a fused
+    activation of it."""
     rescale = graph.producer(name)
+    while rescale is not None and rescale.op in _FUSED_ACTIVATIONS:
+        rescale = graph.producer(rescale.inputs[0])
     if rescale is None or rescale.op != ts.Op.RESCALE:
         return False
     weighted = graph.producer(rescale.inputs[0])

@@ -13,7 +13,7 @@ from arm.model_spec import ModelSpec
 from arm.ops.common.axis_reduction import reduce
 from arm.tosa.graph import TosaGraph, TosaValue, concat, pad_tensor, reshape
 from arm.tosa.graph_testing import operator_names, run_on_reference_model
-from arm.tosa.layout import cancel_round_trips, to_nchw, to_nhwc, transpose
+from arm.tosa.layout import SHORT_ROWS, cancel_round_trips, to_nchw, to_nhwc, transpose
 from arm.tosa.rescale import rescale
 
 _OP_NAMES = {value: name for name, value in vars(Op).items() if not name.startswith("_")}
@@ -122,6 +122,23 @@ def test_constant_operands_are_permuted() -> None:
     np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 
+def test_a_computed_one_element_operand_lets_the_transposes_meet() -> None:
+    # MobileOne's residual ADD of a scalar computed from a constant (a RESCALE of it in the INT
+    # profile; a graph input here): one element reads the same in every layout, so the ADD runs in NHWC between the
+    # convolutions instead of keeping a transpose after each (Vela fuses those into the U85's writes).
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 3, 2, 2), np.float32)
+    scalar = graph.add_input("scalar", (1, 1, 1, 1), np.float32)  # computed: no constant to permute
+    graph.mark_output(_conv(graph, _add(graph, _conv(graph, x, "a"), scalar, "shifted"), "y"))
+    data = np.random.default_rng(5).standard_normal((1, 3, 2, 2)).astype(np.float32), np.full((1, 1, 1, 1), 0.5, np.float32)
+    expected = run_on_reference_model(graph, *data)
+
+    cancel_round_trips(graph)
+
+    assert operator_names(graph).count("TRANSPOSE") == 2
+    np.testing.assert_array_equal(run_on_reference_model(graph, *data)[0], expected[0])
+
+
 def test_a_transpose_that_meets_no_inverse_stays_above_a_widening_rescale() -> None:
     # Attention's head transpose before the rotary MUL: sinking takes it below the RESCALE to int32,
     # nothing cancels it there, so it goes back to transposing the int8 source.
@@ -159,22 +176,33 @@ def _pointwise_conv(graph: TosaGraph, x: TosaValue, out_channels: int, name: str
 
 
 @pytest.mark.parametrize("fused", [False, True])
-def test_a_transpose_after_a_convolution_stays_below_the_widening_where_it_would_fuse(fused: bool) -> None:
+@pytest.mark.parametrize("activation", [False, True])
+@pytest.mark.parametrize("width", [2, 8])
+def test_a_transpose_after_a_convolution_stays_below_the_widening_where_it_would_fuse(
+    fused: bool, activation: bool, width: int
+) -> None:
     # ConvNeXt's pointwise convolution, back to NCHW for its layer scale: on the U85 Vela writes a
     # convolution's output transposed when a TRANSPOSE follows it, 100 times slower; elsewhere the int8
-    # transpose is the cheaper one.
+    # transpose is the cheaper one. A ReLU's CLAMP between them fuses too (HGNetV2; the CLAMP of an
+    # int8 ReLU onto a grid starting at zero is dropped later, leaving the transpose after the RESCALE).
+    # Rows shorter than SHORT_ROWS (width 2) are hoisted anyway: transpose_collapsing runs that int8
+    # transpose on its own.
     graph = TosaGraph()
-    x = graph.add_input("x", (1, 2, 2, 16), np.int8)
-    nchw = transpose(graph, _pointwise_conv(graph, x, 8, "conv"), (0, 3, 1, 2), name="nchw")
+    x = graph.add_input("x", (1, 2, width, 16), np.int8)
+    convolution = _pointwise_conv(graph, x, 8, "conv")
+    if activation:
+        convolution = _clamp(graph, convolution, "relu")
+    nchw = transpose(graph, convolution, (0, 3, 1, 2), name="nchw")
     graph.mark_output(rescale(graph, nchw, name="y", scales=[2.0**20], output_dtype=np.dtype(np.int32),
                               input_zp=0, output_zp=0))  # fmt: skip
-    data = np.random.default_rng(7).integers(-128, 128, size=(1, 2, 2, 16)).astype(np.int8)
+    data = np.random.default_rng(7).integers(-128, 128, size=(1, 2, width, 16)).astype(np.int8)
     expected = run_on_reference_model(graph, data)
 
     cancel_round_trips(graph, transposes_fuse_into_convolutions=fused)
 
-    after_convolution = ["RESCALE", "TRANSPOSE"] if fused else ["TRANSPOSE", "RESCALE"]
-    assert operator_names(graph) == ["CONV2D", "RESCALE", *after_convolution]
+    stays_below = fused and width >= SHORT_ROWS
+    after_convolution = ["RESCALE", "TRANSPOSE"] if stays_below else ["TRANSPOSE", "RESCALE"]
+    assert operator_names(graph) == ["CONV2D", "RESCALE", *(["CLAMP"] if activation else []), *after_convolution]
     np.testing.assert_array_equal(run_on_reference_model(graph, data)[0], expected[0])
 
 

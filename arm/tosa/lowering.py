@@ -38,6 +38,8 @@ from arm.tosa.specification import TosaSpecification
 from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
+from arm.tosa.ties_to_even_convolutions import ties_to_even_averages_as_convolutions
+from arm.tosa.transpose_collapsing import collapse_transposes_after_convolutions
 from arm.tosa.widened_window_copies import copy_widened_windows
 
 
@@ -114,11 +116,14 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
     remove_identity_clamps(graph)
     if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
         sums_as_convolutions(graph)
+        ties_to_even_averages_as_convolutions(graph)  # reads the convolutions' sums
         copy_high_rank_slices(graph)  # first: a copied slice is no window for the MATMUL pass either
         copy_windowed_matmul_operands(graph)
     if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
         copy_widened_windows(graph)
         run_one_element_first_operands_at_rank4(graph)
+    if spec.has("u85"):  # last: the passes above read transposes by their perms
+        collapse_transposes_after_convolutions(graph)
 
 
 def _lower_call_or_fall_back(node: Node, ctx: LoweringContext) -> TosaValue:

@@ -12,6 +12,7 @@ the convolution with the lookup fused. The convolution computes the same integer
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 import tosa_serializer as ts
@@ -49,22 +50,26 @@ def _is_int8_last_axis_sum(graph: TosaGraph, operator: TosaOperator) -> bool:
 
 def _convolution_sum(graph: TosaGraph, source: TosaValue, zero_point: int, output_name: str) -> None:
     """Writes ``output_name`` (shape [..., 1], int32) as CONV2D of ``source`` seen as [1, 1, rows, C]."""
-    channels = source.shape[-1]
     rows = math.prod(source.shape[:-1])
-    image = reshape(graph, source, (1, 1, rows, channels), name=f"{output_name}_rows")
-    weights = graph.add_const(f"{output_name}_ones", np.ones((1, 1, 1, channels), dtype=np.int8))
-    bias = graph.add_const(f"{output_name}_bias", np.zeros((1,), dtype=np.int32))
-    sums = graph.add_tensor(f"{output_name}_conv", (1, 1, rows, 1), np.int32)
-    attribute = ts.TosaSerializerAttribute()
-    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
-    operands = [
-        image,
-        weights,
-        bias,
-        graph.add_scalar_const(f"{output_name}_input_zp", zero_point, np.int8),
-        graph.add_scalar_const(f"{output_name}_weight_zp", 0, np.int8),
-    ]
-    graph.add_op(ts.Op.CONV2D, operands, [sums], attribute)
+    image = reshape(graph, source, (1, 1, rows, source.shape[-1]), name=f"{output_name}_rows")
+    input_zp = graph.add_scalar_const(f"{output_name}_input_zp", zero_point, np.int8)
+    sums = ones_convolution(graph, image.name, outputs=1, biases=(0,), input_zp=input_zp.name, name=f"{output_name}_conv")
     output_shape = graph.tensors[output_name].shape
     del graph.tensors[output_name]  # re-made by the reshape under the same name
     reshape(graph, sums, output_shape, name=output_name)
+
+
+def ones_convolution(
+    graph: TosaGraph, image: str, *, outputs: int, biases: Sequence[int], input_zp: str, name: str
+) -> TosaValue:
+    """CONV2D of the int8 ``image`` [1, 1, rows, C] (zero point: the constant ``input_zp``) with weights of
+    one: ``outputs`` channels of int32 sums, channel i plus ``biases[i]``."""
+    _, _, rows, channels = graph.tensors[image].shape
+    weights = graph.add_const(f"{name}_ones", np.ones((outputs, 1, 1, channels), dtype=np.int8))
+    bias = graph.add_const(f"{name}_bias", np.array(biases, dtype=np.int32))
+    sums = graph.add_tensor(name, (1, 1, rows, outputs), np.int32)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+    operands = [image, weights, bias, input_zp, graph.add_scalar_const(f"{name}_weight_zp", 0, np.int8)]
+    graph.add_op(ts.Op.CONV2D, operands, [sums], attribute)
+    return sums

@@ -1,0 +1,68 @@
+"""collapse_transposes_after_convolutions: a transpose after a convolution whose transposed rows are short
+(Vela fuses those into the U85 convolution's write) becomes reshape, lower-rank transpose, reshape with the
+same results; other transposes stay."""
+
+import numpy as np
+import pytest
+import tosa_serializer as ts
+
+from arm.tosa.graph import TosaGraph, TosaValue
+from arm.tosa.graph_testing import operator_names, run_on_reference_model
+from arm.tosa.layout import transpose
+from arm.tosa.rescale import rescale
+from arm.tosa.transpose_collapsing import collapse_transposes_after_convolutions, collapsed
+
+
+@pytest.mark.parametrize(
+    "shape, perms, expected",
+    [
+        ((1, 2, 3, 4), (0, 3, 1, 2), ((6, 4), (1, 0))),  # NHWC -> NCHW
+        ((1, 4, 2, 3), (0, 2, 3, 1), ((4, 6), (1, 0))),  # NCHW -> NHWC
+        ((2, 3, 4, 5), (0, 2, 1, 3), ((2, 3, 4, 5), (0, 2, 1, 3))),  # attention's heads: nothing merges
+        ((1, 1, 1, 7), (0, 3, 1, 2), ((7,), (0,))),  # moves nothing
+    ],
+)
+def test_collapsed_drops_single_axes_and_merges_neighbours(shape, perms, expected) -> None:
+    assert collapsed(shape, perms) == expected
+
+
+def _pointwise_conv(graph: TosaGraph, x: TosaValue, name: str) -> TosaValue:
+    """A 1x1 CONV2D of NHWC int8 ``x`` and its output RESCALE to int8."""
+    channels = x.shape[-1]
+    weights = np.random.default_rng(3).integers(-127, 128, size=(channels, 1, 1, channels)).astype(np.int8)
+    summed = graph.add_tensor(f"{name}_int32", x.shape, np.int32)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+    operands = [
+        x,
+        graph.add_const(f"{name}_weights", weights),
+        graph.add_const(f"{name}_bias", np.zeros((channels,), dtype=np.int32)),
+        graph.add_scalar_const(f"{name}_input_zp", 0, np.int8),
+        graph.add_scalar_const(f"{name}_weight_zp", 0, np.int8),
+    ]
+    graph.add_op(ts.Op.CONV2D, operands, [summed], attribute)
+    return rescale(graph, summed, name=name, scales=[2.0**-9], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0)
+
+
+def _graph(width: int) -> tuple[TosaGraph, np.ndarray]:
+    """x (NHWC) -> a transpose to NCHW (x itself is no convolution's) and a convolution's output to NCHW."""
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 2, width, 8), np.int8)
+    graph.mark_output(transpose(graph, x, (0, 3, 1, 2), name="input_nchw"))
+    graph.mark_output(transpose(graph, _pointwise_conv(graph, x, "conv"), (0, 3, 1, 2), name="conv_nchw"))
+    return graph, np.random.default_rng(4).integers(-128, 128, size=(1, 2, width, 8)).astype(np.int8)
+
+
+@pytest.mark.parametrize("width, collapsed_count", [(2, 1), (8, 0)])
+def test_only_a_transpose_of_short_rows_after_a_convolution_collapses(width: int, collapsed_count: int) -> None:
+    graph, data = _graph(width)
+    expected = run_on_reference_model(graph, data)
+
+    collapse_transposes_after_convolutions(graph)
+
+    names = operator_names(graph)
+    assert names.count("RESHAPE") == 2 * collapsed_count and names.count("TRANSPOSE") == 2
+    ranks = sorted(len(graph.tensors[op.outputs[0]].shape) for op in graph.operators if op.op == ts.Op.TRANSPOSE)
+    assert ranks == sorted([2] * collapsed_count + [4] * (2 - collapsed_count))
+    for before, after in zip(expected, run_on_reference_model(graph, data)):
+        np.testing.assert_array_equal(after, before)
