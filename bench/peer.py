@@ -39,19 +39,22 @@ def warm_up() -> None:
     import executorch.backends.arm.quantizer  # noqa: F401
 
 
-def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
-    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
-    from executorch.backends.arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+# The peer's TOSA-only target: its TOSA backend with the integer profile, as its aot_arm_compiler's
+# TOSA-1.0+INT target (no Vela: the delegate is the TOSA flatbuffer itself).
+TOSA_INT = "tosa-INT"
+_TOSA_INT_SPEC = "TOSA-1.0+INT"
 
-    ours = OurEthosUCompileSpec(target)  # the same system config and memory mode as our default
+
+def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+    from executorch.backends.arm.quantizer import get_symmetric_quantization_config
+
     samples = spec.calibration_inputs[:calibration_samples]
     module = spec.module.eval()
     seconds: dict[str, float] = {}
     cpu_seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-peer-") as workdir:
-        compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
+        compile_spec, quantizer, partitioner = _peer_backend(target)
         compile_spec.dump_intermediate_artifacts_to(workdir)
-        quantizer = EthosUQuantizer(compile_spec)
         quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
 
         with _timed(seconds, cpu_seconds, "export"):
@@ -67,14 +70,14 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         with _timed(seconds, cpu_seconds, "lower"), backends_of("executorch.backends.arm"):
             edge = to_edge_transform_and_lower(
                 exported,
-                partitioner=[EthosUPartitioner(compile_spec)],
+                partitioner=[partitioner],
                 compile_config=EdgeCompileConfig(_check_ir_validity=False),
             )
         with _timed(seconds, cpu_seconds, "serialize"), backends_of("executorch.backends.arm"):
             pte = edge.to_executorch().buffer
 
         tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
-    reports = [_vela_reports(tosa, ours) for tosa in tosa_flatbuffers]
+    reports = [] if target == TOSA_INT else [_vela_reports(tosa, OurEthosUCompileSpec(target)) for tosa in tosa_flatbuffers]
     return CompiledProgram(
         pte=pte,
         stage_seconds=seconds,
@@ -84,6 +87,23 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         quantized_module=quantized,
         vela_per_layer=[per_layer for _, per_layer in reports],
     )
+
+
+def _peer_backend(target: str) -> tuple[object, object, object]:
+    """The peer's (compile spec, quantizer, partitioner) for ``target``: tosa-INT or an Ethos-U."""
+    if target == TOSA_INT:
+        from executorch.backends.arm.quantizer import TOSAQuantizer
+        from executorch.backends.arm.tosa.compile_spec import TosaCompileSpec
+        from executorch.backends.arm.tosa.partitioner import TOSAPartitioner
+
+        compile_spec = TosaCompileSpec(_TOSA_INT_SPEC)
+        return compile_spec, TOSAQuantizer(compile_spec), TOSAPartitioner(compile_spec)
+    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
+    from executorch.backends.arm.quantizer import EthosUQuantizer
+
+    ours = OurEthosUCompileSpec(target)  # the same system config and memory mode as our default
+    compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
+    return compile_spec, EthosUQuantizer(compile_spec), EthosUPartitioner(compile_spec)
 
 
 def _vela_reports(tosa: bytes, spec: OurEthosUCompileSpec) -> tuple[str, str]:
