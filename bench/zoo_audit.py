@@ -158,11 +158,18 @@ def _write_json(path: Path, document: dict) -> None:
     partial.replace(path)
 
 
-def pairs_to_compile(requested: list[tuple[str, str]], cache: OurCache) -> list[tuple[str, str]]:
-    """--pairs as given (compiled again even when cached); without it, every pair the cache lacks."""
+def pairs_to_compile(
+    requested: list[tuple[str, str]], cache: OurCache, samples_for: dict[tuple[str, str], int]
+) -> list[tuple[str, str]]:
+    """--pairs as given (compiled again even when cached); without it, every pair the cache lacks or
+    holds with another calibration count than ``samples_for`` (the peer's figure's) asks."""
     if requested:
         return requested
-    return [(model, target) for model, target in all_pairs() if cache.report(model, target) is None]
+    return [
+        (model, target)
+        for model, target in all_pairs()
+        if cache.samples(model, target) != samples_for.get((model, target), DEFAULT_CALIBRATION_SAMPLES)
+    ]
 
 
 def compile_ours(model: str, target: str, samples: int, dump_dir: Path | None) -> SideReport:
@@ -263,13 +270,13 @@ def main(argv: list[str] | None = None) -> int:
 
     peers = load_peer_figures([Path(path) for path in args.peer_from.split(",") if path])
     cache = OurCache(args.cache)
+    samples_for = {pair: saved.calibration_samples for pair, saved in peers.items()}
     if not args.render_only:
-        todo = pairs_to_compile(requested, cache)
+        todo = pairs_to_compile(requested, cache, samples_for)
         if todo:
             _prepare_torch()
         for model, target in todo:
-            saved = peers.get((model, target))
-            samples = saved.calibration_samples if saved else args.calibration_samples
+            samples = samples_for.get((model, target), args.calibration_samples)
             gc.collect()
             print(f"compiling {model} for {target} ({samples} samples): ours ...", file=sys.stderr, flush=True)
             cache.put(model, target, compile_ours(model, target, samples, args.dump_dir), samples)

@@ -129,9 +129,11 @@ def test_the_cache_keeps_reports_per_pair_and_a_run_compiles_only_what_it_lacks_
     cache.put("kws_conv1d", "tosa-INT", _report("ours", cycles=None), 4)
     reread = zoo_audit.OurCache(tmp_path / "ours.json")
     assert reread.report("kws_conv1d", "tosa-INT") == _report("ours", cycles=None)
-    todo = zoo_audit.pairs_to_compile([], reread)
+    todo = zoo_audit.pairs_to_compile([], reread, {})
     assert ("kws_conv1d", "tosa-INT") not in todo and len(todo) == len(zoo_audit.all_pairs()) - 1
-    assert zoo_audit.pairs_to_compile([("kws_conv1d", "tosa-INT")], reread) == [("kws_conv1d", "tosa-INT")]
+    # A peer figure measured with 16 calibration samples asks for our side at 16 too.
+    assert ("kws_conv1d", "tosa-INT") in zoo_audit.pairs_to_compile([], reread, {("kws_conv1d", "tosa-INT"): 16})
+    assert zoo_audit.pairs_to_compile([("kws_conv1d", "tosa-INT")], reread, {}) == [("kws_conv1d", "tosa-INT")]
 
 
 def test_pairs_outside_the_zoo_or_its_targets_are_refused_with_the_choices():
