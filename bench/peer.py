@@ -4,10 +4,11 @@ This module is the only place in the repository that imports ``executorch.backen
 
 Steps and settings mirror ours: export, pt2e quantization with ``EthosUQuantizer`` and the symmetric
 per-channel int8 config, re-export, ``to_edge_transform_and_lower`` with ``EthosUPartitioner``, then
-``to_executorch``; same calibration samples, same Vela, same system config and memory mode. The peer
-writes its TOSA graphs only to an intermediate-artifacts folder; the bench reads them from there, and
-runs Vela on them again (outside the timed region) for per-partition reports, as the peer's own folder
-keeps only the last partition's summary.
+``to_executorch`` (for tosa-INT: ``TOSAQuantizer`` and ``TOSAPartitioner`` with TOSA-1.0+INT, no Vela);
+same calibration samples, same Vela, same system config and memory mode. On Ethos-U the peer writes its
+TOSA graphs only to an intermediate-artifacts folder; the bench reads them from there, and runs Vela on
+them again (outside the timed region) for per-partition reports, as the peer's own folder keeps only the
+last partition's summary. On tosa-INT the delegate blobs are the TOSA graphs.
 """
 
 from __future__ import annotations
@@ -76,8 +77,12 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         with _timed(seconds, cpu_seconds, "serialize"), backends_of("executorch.backends.arm"):
             pte = edge.to_executorch().buffer
 
-        tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
-    reports = [] if target == TOSA_INT else [_vela_reports(tosa, OurEthosUCompileSpec(target)) for tosa in tosa_flatbuffers]
+        if target == TOSA_INT:
+            tosa_flatbuffers = _tosa_delegate_blobs(edge)
+        else:
+            tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
+    vela_spec = None if target == TOSA_INT else OurEthosUCompileSpec(target)
+    reports = [] if vela_spec is None else [_vela_reports(tosa, vela_spec) for tosa in tosa_flatbuffers]
     return CompiledProgram(
         pte=pte,
         stage_seconds=seconds,
@@ -144,6 +149,16 @@ def _timed(seconds: dict[str, float], cpu_seconds: dict[str, float], stage: str)
     yield
     seconds[stage] = time.perf_counter() - start
     cpu_seconds[stage] = time.process_time() - cpu_start
+
+
+def _tosa_delegate_blobs(edge) -> list[bytes]:
+    """The TOSA backend's delegate blobs, in graph order: each is the partition's TOSA flatbuffer as it is
+    (its intermediate-artifacts folder stays empty for a plain TOSA compile spec)."""
+    from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+    graph_module = edge.exported_program().graph_module
+    attributes = [getattr(graph_module, node.target) for node in graph_module.graph.nodes if node.op == "get_attr"]
+    return [module.processed_bytes for module in attributes if isinstance(module, LoweredBackendModule)]
 
 
 def _dumped_tosa_files(workdir: Path) -> list[Path]:
