@@ -14,8 +14,8 @@ The criteria, per pair (issue 9's "done when"):
   dequantize"; otherwise n/a, and the row says which side is partly delegated. Two figures count as
   equal within ``COSINE_TOLERANCE`` (float64 rounding: two exact sides give 1.0 and 1.0000000000000002)
   and ``MAX_ABS_TOLERANCE`` (relative: each side's error is a whole number of steps of its own output
-  grid, and the two quantized models' grids differ by about that much, e.g. 0.098083 / 0.098035 on
-  ConvNeXt-atto, one step each).
+  grid, and the two quantized models' grids differ in their last digits, e.g. ConvNeXt-atto's largest
+  errors 0.098083 / 0.098035).
 """
 
 from __future__ import annotations
