@@ -8,7 +8,7 @@ per-channel int8 config, re-export, ``to_edge_transform_and_lower`` with ``Ethos
 same calibration samples, same Vela, same system config and memory mode. On Ethos-U the peer writes its
 TOSA graphs only to an intermediate-artifacts folder; the bench reads them from there, and runs Vela on
 them again (outside the timed region) for per-partition reports, as the peer's own folder keeps only the
-last partition's summary. On tosa-INT the delegate blobs are the TOSA graphs.
+last partition's summary. On tosa-INT the delegate blobs are the TOSA graphs themselves.
 """
 
 from __future__ import annotations
@@ -54,8 +54,7 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
     seconds: dict[str, float] = {}
     cpu_seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-peer-") as workdir:
-        compile_spec, quantizer, partitioner = _peer_backend(target)
-        compile_spec.dump_intermediate_artifacts_to(workdir)
+        compile_spec, quantizer, partitioner = _peer_backend(target, workdir)
         quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
 
         with _timed(seconds, cpu_seconds, "export"):
@@ -94,20 +93,26 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
     )
 
 
-def _peer_backend(target: str) -> tuple[object, object, object]:
-    """The peer's (compile spec, quantizer, partitioner) for ``target``: tosa-INT or an Ethos-U."""
+def _peer_backend(target: str, artifacts_dir: str) -> tuple[object, object, object]:
+    """The peer's (compile spec, quantizer, partitioner) for ``target``: tosa-INT or an Ethos-U.
+
+    The artifacts folder is set before the partitioner is made: the partitioner keeps its own copy of the
+    compile spec's entries, and a folder set later never reaches the backend.
+    """
     if target == TOSA_INT:
         from executorch.backends.arm.quantizer import TOSAQuantizer
         from executorch.backends.arm.tosa.compile_spec import TosaCompileSpec
         from executorch.backends.arm.tosa.partitioner import TOSAPartitioner
 
         compile_spec = TosaCompileSpec(_TOSA_INT_SPEC)
+        compile_spec.dump_intermediate_artifacts_to(artifacts_dir)
         return compile_spec, TOSAQuantizer(compile_spec), TOSAPartitioner(compile_spec)
     from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
     from executorch.backends.arm.quantizer import EthosUQuantizer
 
     ours = OurEthosUCompileSpec(target)  # the same system config and memory mode as our default
     compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
+    compile_spec.dump_intermediate_artifacts_to(artifacts_dir)
     return compile_spec, EthosUQuantizer(compile_spec), EthosUPartitioner(compile_spec)
 
 
@@ -152,8 +157,7 @@ def _timed(seconds: dict[str, float], cpu_seconds: dict[str, float], stage: str)
 
 
 def _tosa_delegate_blobs(edge) -> list[bytes]:
-    """The TOSA backend's delegate blobs, in graph order: each is the partition's TOSA flatbuffer as it is
-    (its intermediate-artifacts folder stays empty for a plain TOSA compile spec)."""
+    """The TOSA backend's delegate blobs, in graph order: each is the partition's TOSA flatbuffer as it is."""
     from executorch.exir.lowered_backend_module import LoweredBackendModule
 
     graph_module = edge.exported_program().graph_module
