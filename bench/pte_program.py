@@ -104,7 +104,8 @@ def _boundary(
         for i in plan.inputs
         if _is_integer_tensor(plan, i) and (i in delegate.args or id_casts.get(i) in delegate.args)
     }
-    if not all(i in quantize_of or i in as_is for i in plan.inputs) or not all(o in dequantize_into for o in plan.outputs):
+    inputs_known = all(i in quantize_of or i in as_is for i in plan.inputs)
+    if not inputs_known or not all(o in dequantize_into for o in plan.outputs):
         return None
     return tuple(quantize_of.get(i) for i in plan.inputs), tuple(dequantize_into[o] for o in plan.outputs)
 

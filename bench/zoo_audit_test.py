@@ -115,7 +115,8 @@ def test_the_markdown_row_shows_both_sides_the_ratio_and_the_verdicts():
 
 
 def _saved_run(path, date, samples, comparisons):
-    path.write_text(json.dumps({"run": {"date": date, "calibration samples": str(samples)}, "comparisons": comparisons}))
+    run = {"date": date, "calibration samples": str(samples)}
+    path.write_text(json.dumps({"run": run, "comparisons": comparisons}))
     return path
 
 

@@ -228,6 +228,5 @@ def render(rows: list[AuditRow]) -> str:
         for criterion, statuses in counts.items()
     ]
     missed = not_met(rows) or ["(none)"]
-    return "\n".join(
-        [markdown_table(rows), "", "Verdicts per criterion:", *summary, "", "NOT met:", *(f"- {line}" for line in missed)]
-    )
+    lines = [markdown_table(rows), "", "Verdicts per criterion:", *summary, "", "NOT met:"]
+    return "\n".join([*lines, *(f"- {line}" for line in missed)])
