@@ -119,7 +119,8 @@ def _error(row: AuditRow) -> Verdict:
     ours, peer = row.ours.agreement.vs_quantized, row.peer.agreement.vs_quantized
     worse = []
     if ours.cosine < peer.cosine - COSINE_TOLERANCE:
-        worse.append(f"cosine {ours.cosine:.5f} < {peer.cosine:.5f}")
+        digits = 5 if f"{ours.cosine:.5f}" != f"{peer.cosine:.5f}" else 8  # 0.99999996 < 1: say so
+        worse.append(f"cosine {ours.cosine:.{digits}f} < {peer.cosine:.{digits}f}")
     if ours.max_abs_error > peer.max_abs_error * (1 + MAX_ABS_TOLERANCE):
         worse.append(f"max abs {ours.max_abs_error:.3g} > {peer.max_abs_error:.3g}")
     return Verdict(NOT_MET, "; ".join(worse)) if worse else Verdict(MET)
