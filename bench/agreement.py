@@ -44,7 +44,7 @@ class Agreements:
 
 def measure_agreement(
     tosa: bytes,
-    inputs: tuple[Quantization, ...],
+    inputs: tuple[Quantization | None, ...],
     outputs: tuple[Quantization, ...],
     float_module: torch.nn.Module,
     quantized_module: torch.nn.Module,
@@ -62,19 +62,26 @@ def measure_agreement(
 
 
 def _run_tosa(
-    tosa: bytes, inputs: tuple[Quantization, ...], outputs: tuple[Quantization, ...], sample: tuple[torch.Tensor, ...]
+    tosa: bytes,
+    inputs: tuple[Quantization | None, ...],
+    outputs: tuple[Quantization, ...],
+    sample: tuple[torch.Tensor, ...],
 ) -> np.ndarray:
     # The same quantize/dequantize kernels the .pte's CPU side runs around the delegate.
-    tosa_inputs = [
-        _QDQ.quantize_per_tensor(tensor, grid.scale, grid.zero_point, -128, 127, torch.int8).numpy()
-        for tensor, grid in zip(sample, inputs, strict=True)
-    ]
+    tosa_inputs = [_delegate_input(tensor, grid) for tensor, grid in zip(sample, inputs, strict=True)]
     with _native_stdout_silenced():
         results, status = tosa_reference_model.run(tosa, tosa_inputs)
     if status != tosa_reference_model.GraphStatus.TOSA_VALID:
         raise RuntimeError(f"the TOSA reference model rejected the graph: {status}")
     first, grid = torch.from_numpy(np.asarray(results[0])), outputs[0]
     return _QDQ.dequantize_per_tensor(first, grid.scale, grid.zero_point, -128, 127, torch.int8).numpy()
+
+
+def _delegate_input(tensor: torch.Tensor, grid: Quantization | None) -> np.ndarray:
+    if grid is None:
+        # Integer ids go in as they are; TOSA 1.0's INT profile carries them as int32 (no int64).
+        return tensor.to(torch.int32).numpy()
+    return _QDQ.quantize_per_tensor(tensor, grid.scale, grid.zero_point, -128, 127, torch.int8).numpy()
 
 
 @contextlib.contextmanager

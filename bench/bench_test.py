@@ -200,3 +200,22 @@ def test_markdown_rows_give_a_failed_side_its_own_row(tmp_path):
     (line,) = rows([path])
     assert line.startswith("| regnet | U55-128 | ok / FAILED (RuntimeError: no TOSA for this op) | 1 / - |")
     assert "| 90 / - |" in line and "| cos 0.9900, 0.1, 4/4 / - |" in line
+
+
+def test_integer_ids_going_into_the_delegate_as_they_are_still_give_the_error_measure():
+    """A token-id model whose ids enter the delegate unquantized (no grid) is still one delegate whose
+    TOSA graph the reference model runs: the bench measures it against its quantized torch model."""
+    from bench.agreement import measure_agreement
+
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(torch.nn.Embedding(16, 8), torch.nn.Linear(8, 4)).eval()
+    samples = [(torch.randint(0, 16, (1, 6)),) for _ in range(2)]
+    result = run_flow(ModelSpec(module, samples[0], samples), resolve_target("tosa-INT"), progress=False)
+    program = read_pte(result.pte)
+    assert program.is_one_delegate and program.input_quantization == (None,)
+    (tosa,) = [artifact.flatbuffer for artifact in result.artifacts.tosa]
+    agreement = measure_agreement(
+        tosa, program.input_quantization, program.output_quantization, module, result.quantized_module, samples
+    )
+    assert agreement.vs_quantized.samples == 2
+    assert agreement.vs_quantized.cosine > 0.999  # an embedding row and one linear layer: a step or so apart

@@ -4,10 +4,11 @@ This module is the only place in the repository that imports ``executorch.backen
 
 Steps and settings mirror ours: export, pt2e quantization with ``EthosUQuantizer`` and the symmetric
 per-channel int8 config, re-export, ``to_edge_transform_and_lower`` with ``EthosUPartitioner``, then
-``to_executorch``; same calibration samples, same Vela, same system config and memory mode. The peer
-writes its TOSA graphs only to an intermediate-artifacts folder; the bench reads them from there, and
-runs Vela on them again (outside the timed region) for per-partition reports, as the peer's own folder
-keeps only the last partition's summary.
+``to_executorch`` (for tosa-INT: ``TOSAQuantizer`` and ``TOSAPartitioner`` with TOSA-1.0+INT, no Vela);
+same calibration samples, same Vela, same system config and memory mode. On Ethos-U the peer writes its
+TOSA graphs only to an intermediate-artifacts folder; the bench reads them from there, and runs Vela on
+them again (outside the timed region) for per-partition reports, as the peer's own folder keeps only the
+last partition's summary. On tosa-INT the delegate blobs are the TOSA graphs themselves.
 """
 
 from __future__ import annotations
@@ -39,19 +40,21 @@ def warm_up() -> None:
     import executorch.backends.arm.quantizer  # noqa: F401
 
 
-def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
-    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
-    from executorch.backends.arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+# The peer's TOSA-only target: its TOSA backend with the integer profile, as its aot_arm_compiler's
+# TOSA-1.0+INT target (no Vela: the delegate is the TOSA flatbuffer itself).
+TOSA_INT = "tosa-INT"
+_TOSA_INT_SPEC = "TOSA-1.0+INT"
 
-    ours = OurEthosUCompileSpec(target)  # the same system config and memory mode as our default
+
+def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+    from executorch.backends.arm.quantizer import get_symmetric_quantization_config
+
     samples = spec.calibration_inputs[:calibration_samples]
     module = spec.module.eval()
     seconds: dict[str, float] = {}
     cpu_seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-peer-") as workdir:
-        compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
-        compile_spec.dump_intermediate_artifacts_to(workdir)
-        quantizer = EthosUQuantizer(compile_spec)
+        compile_spec, quantizer, partitioner = _peer_backend(target, workdir)
         quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
 
         with _timed(seconds, cpu_seconds, "export"):
@@ -67,14 +70,18 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         with _timed(seconds, cpu_seconds, "lower"), backends_of("executorch.backends.arm"):
             edge = to_edge_transform_and_lower(
                 exported,
-                partitioner=[EthosUPartitioner(compile_spec)],
+                partitioner=[partitioner],
                 compile_config=EdgeCompileConfig(_check_ir_validity=False),
             )
         with _timed(seconds, cpu_seconds, "serialize"), backends_of("executorch.backends.arm"):
             pte = edge.to_executorch().buffer
 
-        tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
-    reports = [_vela_reports(tosa, ours) for tosa in tosa_flatbuffers]
+        if target == TOSA_INT:
+            tosa_flatbuffers = _tosa_delegate_blobs(edge)
+        else:
+            tosa_flatbuffers = [path.read_bytes() for path in _dumped_tosa_files(Path(workdir))]
+    vela_spec = None if target == TOSA_INT else OurEthosUCompileSpec(target)
+    reports = [] if vela_spec is None else [_vela_reports(tosa, vela_spec) for tosa in tosa_flatbuffers]
     return CompiledProgram(
         pte=pte,
         stage_seconds=seconds,
@@ -84,6 +91,29 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         quantized_module=quantized,
         vela_per_layer=[per_layer for _, per_layer in reports],
     )
+
+
+def _peer_backend(target: str, artifacts_dir: str) -> tuple[object, object, object]:
+    """The peer's (compile spec, quantizer, partitioner) for ``target``: tosa-INT or an Ethos-U.
+
+    The artifacts folder is set before the partitioner is made: the partitioner keeps its own copy of the
+    compile spec's entries, and a folder set later never reaches the backend.
+    """
+    if target == TOSA_INT:
+        from executorch.backends.arm.quantizer import TOSAQuantizer
+        from executorch.backends.arm.tosa.compile_spec import TosaCompileSpec
+        from executorch.backends.arm.tosa.partitioner import TOSAPartitioner
+
+        compile_spec = TosaCompileSpec(_TOSA_INT_SPEC)
+        compile_spec.dump_intermediate_artifacts_to(artifacts_dir)
+        return compile_spec, TOSAQuantizer(compile_spec), TOSAPartitioner(compile_spec)
+    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
+    from executorch.backends.arm.quantizer import EthosUQuantizer
+
+    ours = OurEthosUCompileSpec(target)  # the same system config and memory mode as our default
+    compile_spec = EthosUCompileSpec(target, system_config=ours.system_config, memory_mode=ours.memory_mode)
+    compile_spec.dump_intermediate_artifacts_to(artifacts_dir)
+    return compile_spec, EthosUQuantizer(compile_spec), EthosUPartitioner(compile_spec)
 
 
 def _vela_reports(tosa: bytes, spec: OurEthosUCompileSpec) -> tuple[str, str]:
@@ -124,6 +154,15 @@ def _timed(seconds: dict[str, float], cpu_seconds: dict[str, float], stage: str)
     yield
     seconds[stage] = time.perf_counter() - start
     cpu_seconds[stage] = time.process_time() - cpu_start
+
+
+def _tosa_delegate_blobs(edge) -> list[bytes]:
+    """The TOSA backend's delegate blobs, in graph order: each is the partition's TOSA flatbuffer as it is."""
+    from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+    graph_module = edge.exported_program().graph_module
+    attributes = [getattr(graph_module, node.target) for node in graph_module.graph.nodes if node.op == "get_attr"]
+    return [module.processed_bytes for module in attributes if isinstance(module, LoweredBackendModule)]
 
 
 def _dumped_tosa_files(workdir: Path) -> list[Path]:

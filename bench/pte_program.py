@@ -10,9 +10,11 @@ import collections
 import dataclasses
 
 from executorch.exir._serialize._program import deserialize_pte_binary
-from executorch.exir.schema import DelegateCall, ExecutionPlan, KernelCall
+from executorch.exir.scalar_type import ScalarType
+from executorch.exir.schema import DelegateCall, ExecutionPlan, KernelCall, Tensor
 
 _QUANTIZE = "quantized_decomposed::quantize_per_tensor"
+_ID_CAST = "dim_order_ops::_to_dim_order_copy"
 _DEQUANTIZE = "quantized_decomposed::dequantize_per_tensor"
 
 
@@ -32,12 +34,14 @@ class PteProgram:
         partitions: delegate calls, by backend id.
         cpu_ops: kernels the CPU runs besides quantize/dequantize, with how often each is called.
         input_quantization, output_quantization: when the plan is exactly "quantize each input, call
-            one delegate, dequantize each output", the grids at that boundary; otherwise ``None``.
+            one delegate, dequantize each output", the grids at that boundary; otherwise ``None``. An
+            integer input (token ids) that goes into the delegate as it is, or through a dtype cast alone
+            (int64 ids to the delegate's int32), has no grid: ``None`` in its place.
     """
 
     partitions: collections.Counter[str]
     cpu_ops: collections.Counter[str]
-    input_quantization: tuple[Quantization, ...] | None
+    input_quantization: tuple[Quantization | None, ...] | None
     output_quantization: tuple[Quantization, ...] | None
 
     @property
@@ -54,15 +58,17 @@ def read_pte(pte: bytes) -> PteProgram:
         if isinstance(instruction.instr_args, KernelCall)
     ]
     delegate_calls = [
-        plan.delegates[instruction.instr_args.delegate_index].id
+        instruction.instr_args
         for chain in plan.chains
         for instruction in chain.instructions
         if isinstance(instruction.instr_args, DelegateCall)
     ]
     cpu_ops = collections.Counter(name for name, _ in kernels if name not in (_QUANTIZE, _DEQUANTIZE))
-    boundary = None if cpu_ops or len(delegate_calls) != 1 else _boundary(plan, kernels)
+    id_casts = _id_casts(plan, kernels)
+    one_delegate = len(delegate_calls) == 1 and sum(cpu_ops.values()) == len(id_casts)
+    boundary = _boundary(plan, kernels, delegate_calls[0], id_casts) if one_delegate else None
     return PteProgram(
-        partitions=collections.Counter(delegate_calls),
+        partitions=collections.Counter(plan.delegates[call.delegate_index].id for call in delegate_calls),
         cpu_ops=cpu_ops,
         input_quantization=boundary[0] if boundary else None,
         output_quantization=boundary[1] if boundary else None,
@@ -73,16 +79,40 @@ def _operator_name(plan: ExecutionPlan, call: KernelCall) -> str:
     return plan.operators[call.op_index].name
 
 
+_INTEGER_TYPES = (ScalarType.CHAR, ScalarType.SHORT, ScalarType.INT, ScalarType.LONG)
+
+
+def _id_casts(plan: ExecutionPlan, kernels: list[tuple[str, list[int]]]) -> dict[int, int]:
+    """Integer program input -> the output of the dtype cast the CPU runs on it (``_to_dim_order_copy``)."""
+    # _to_dim_order_copy.out(input, non_blocking, dim_order, out)
+    return {
+        args[0]: args[-1]
+        for name, args in kernels
+        if name == _ID_CAST and args[0] in plan.inputs and _is_integer_tensor(plan, args[0])
+    }
+
+
 def _boundary(
-    plan: ExecutionPlan, kernels: list[tuple[str, list[int]]]
-) -> tuple[tuple[Quantization, ...], tuple[Quantization, ...]] | None:
+    plan: ExecutionPlan, kernels: list[tuple[str, list[int]]], delegate: DelegateCall, id_casts: dict[int, int]
+) -> tuple[tuple[Quantization | None, ...], tuple[Quantization, ...]] | None:
     # quantize_per_tensor.out(input, scale, zero_point, qmin, qmax, dtype, out);
     # dequantize_per_tensor.out(input, scale, zero_point, qmin, qmax, dtype, out_dtype, out).
     quantize_of = {args[0]: _grid(plan, args) for name, args in kernels if name == _QUANTIZE}
     dequantize_into = {args[-1]: _grid(plan, args) for name, args in kernels if name == _DEQUANTIZE}
-    if not all(i in quantize_of for i in plan.inputs) or not all(o in dequantize_into for o in plan.outputs):
+    as_is = {
+        i
+        for i in plan.inputs
+        if _is_integer_tensor(plan, i) and (i in delegate.args or id_casts.get(i) in delegate.args)
+    }
+    inputs_known = all(i in quantize_of or i in as_is for i in plan.inputs)
+    if not inputs_known or not all(o in dequantize_into for o in plan.outputs):
         return None
-    return tuple(quantize_of[i] for i in plan.inputs), tuple(dequantize_into[o] for o in plan.outputs)
+    return tuple(quantize_of.get(i) for i in plan.inputs), tuple(dequantize_into[o] for o in plan.outputs)
+
+
+def _is_integer_tensor(plan: ExecutionPlan, index: int) -> bool:
+    value = plan.values[index].val
+    return isinstance(value, Tensor) and value.scalar_type in _INTEGER_TYPES
 
 
 def _grid(plan: ExecutionPlan, args: list[int]) -> Quantization:

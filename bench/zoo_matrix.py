@@ -1,0 +1,233 @@
+"""Issue 9's criteria on one zoo pair (model, target), and the Markdown matrix of all of them.
+
+Pure logic over two ``SideReport``s (ours compiled now, the peer's from a saved run): no compile here,
+so the verdicts can be tested on made-up rows (bench/zoo_matrix_test.py).
+
+The criteria, per pair (issue 9's "done when"):
+- **compiles**: our flow produces a .pte with no internal error (what it cannot lower stays on the CPU).
+- **delegated**: our delegated share (bench.analysis: the quantized model's compute nodes not left as
+  CPU kernels) is at least the peer's, where the peer compiles.
+- **cycles**: Vela's total cycles no higher than the peer's (Ethos-U targets; tosa-INT has no Vela).
+- **error**: against each side's own quantized torch model, the delegate's TOSA graph on the reference
+  model (bench.agreement, the same measurement on both sides): cosine no lower and largest absolute
+  error no larger than the peer's. Measured only where a side's .pte is "quantize, one delegate,
+  dequantize"; otherwise n/a, and the row says which side is partly delegated. Two figures count as
+  equal within ``COSINE_TOLERANCE`` (float64 rounding: two exact sides give 1.0 and 1.0000000000000002)
+  and ``MAX_ABS_TOLERANCE`` (relative: each side's error is a whole number of steps of its own output
+  grid, and the two quantized models' grids differ in their last digits, e.g. ConvNeXt-atto's largest
+  errors 0.098083 / 0.098035).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from bench.analysis import SideReport
+
+MET = "met"
+NOT_MET = "NOT met"
+PEER_FAILED = "peer failed"
+NO_PEER = "no peer figure"
+NOT_APPLICABLE = "n/a"
+NOT_COMPILED = "not compiled"
+
+CRITERIA = ("compiles", "delegated", "cycles", "error")
+TOSA_TARGET = "tosa-INT"
+COSINE_TOLERANCE = 1e-9
+MAX_ABS_TOLERANCE = 1e-3
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    status: str
+    why: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.status} ({self.why})" if self.why and self.status != MET else self.status
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditRow:
+    """One model on one target: our report (None: not compiled yet) and the peer's (None: no figure)."""
+
+    model: str
+    target: str
+    ours: SideReport | None
+    peer: SideReport | None
+    peer_source: str = ""
+    calibration_samples: int = 4
+
+    @property
+    def pair(self) -> str:
+        return f"{self.model}@{self.target}"
+
+
+def _compiles(row: AuditRow) -> Verdict:
+    if row.ours is None:
+        return Verdict(NOT_COMPILED)
+    if row.ours.error:
+        return Verdict(NOT_MET, row.ours.error)
+    return Verdict(MET)
+
+
+def _against_peer(row: AuditRow) -> Verdict | None:
+    """The verdict every comparison with the peer shares when one side has no number; None: both do."""
+    if row.ours is None:
+        return Verdict(NOT_COMPILED)
+    if row.ours.error:
+        return Verdict(NOT_MET, "ours failed")
+    if row.peer is None:
+        return Verdict(NO_PEER)
+    if row.peer.error:
+        return Verdict(PEER_FAILED, row.peer.error)
+    return None
+
+
+def _delegated(row: AuditRow) -> Verdict:
+    missing = _against_peer(row)
+    if missing:
+        return missing
+    ours, peer = row.ours.delegated_percent, row.peer.delegated_percent
+    if ours is None or peer is None:
+        return Verdict(NO_PEER if peer is None else NOT_MET, "no delegated share")
+    why = f"{ours:.1f} vs {peer:.1f}%"
+    return Verdict(MET, why) if ours >= peer else Verdict(NOT_MET, why)
+
+
+def _cycles(row: AuditRow) -> Verdict:
+    if row.target == TOSA_TARGET:
+        return Verdict(NOT_APPLICABLE, "no Vela on tosa-INT")
+    missing = _against_peer(row)
+    if missing:
+        return missing
+    if row.peer.vela is None:
+        return Verdict(NO_PEER, "the peer's run has no Vela figure")
+    if row.ours.vela is None:
+        return Verdict(NOT_MET, "no Vela figure on our side")
+    ratio = row.ours.vela.total_cycles / row.peer.vela.total_cycles
+    return Verdict(MET if ratio <= 1.0 else NOT_MET, f"{ratio:.3f}x")
+
+
+def _error(row: AuditRow) -> Verdict:
+    missing = _against_peer(row)
+    if missing:
+        return missing
+    partly = [side for side, report in (("ours", row.ours), ("peer", row.peer)) if report.agreement is None]
+    if partly:
+        return Verdict(NOT_APPLICABLE, f"partly delegated: {' and '.join(partly)}")
+    ours, peer = row.ours.agreement.vs_quantized, row.peer.agreement.vs_quantized
+    worse = []
+    if ours.cosine < peer.cosine - COSINE_TOLERANCE:
+        digits = 5 if f"{ours.cosine:.5f}" != f"{peer.cosine:.5f}" else 8  # 0.99999996 < 1: say so
+        worse.append(f"cosine {ours.cosine:.{digits}f} < {peer.cosine:.{digits}f}")
+    if ours.max_abs_error > peer.max_abs_error * (1 + MAX_ABS_TOLERANCE):
+        worse.append(f"max abs {ours.max_abs_error:.3g} > {peer.max_abs_error:.3g}")
+    return Verdict(NOT_MET, "; ".join(worse)) if worse else Verdict(MET)
+
+
+_JUDGES: dict[str, Callable[[AuditRow], Verdict]] = {
+    "compiles": _compiles,
+    "delegated": _delegated,
+    "cycles": _cycles,
+    "error": _error,
+}
+
+
+def verdicts(row: AuditRow) -> dict[str, Verdict]:
+    return {criterion: _JUDGES[criterion](row) for criterion in CRITERIA}
+
+
+def _status(report: SideReport | None) -> str:
+    if report is None:
+        return "–"
+    return "FAILED" if report.error else "ok"
+
+
+def _number(value: float | int | None, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def _side_pair(row: AuditRow, read: Callable[[SideReport], str]) -> str:
+    sides = [("–" if report is None or report.error else read(report)) for report in (row.ours, row.peer)]
+    return " / ".join(sides)
+
+
+def _cycles_cell(row: AuditRow) -> str:
+    if row.target == TOSA_TARGET:
+        return "–"
+    cell = _side_pair(row, lambda report: _number(report.vela.total_cycles) if report.vela else "–")
+    ours, peer = row.ours, row.peer
+    if ours and peer and ours.vela and peer.vela and not ours.error and not peer.error:
+        cell += f" ({ours.vela.total_cycles / peer.vela.total_cycles:.2f})"
+    return cell
+
+
+def _error_cell(report: SideReport | None) -> str:
+    if report is None or report.error:
+        return "–"
+    if report.agreement is None:
+        return "n/a"
+    agreement = report.agreement.vs_quantized
+    return f"{agreement.cosine:.5f}, {agreement.max_abs_error:.3g}, {agreement.top1}/{agreement.samples}"
+
+
+_HEADER = (
+    "| model | target | status ours / peer | partitions ours / peer | delegated % ours / peer "
+    "| Vela cycles ours / peer (ratio) | error ours (cos, max abs, top-1) | error peer "
+    "| compiles | delegated | cycles | error |"
+)
+
+
+def markdown_row(row: AuditRow) -> str:
+    judged = verdicts(row)
+    cells = [
+        row.model,
+        row.target,
+        f"{_status(row.ours)} / {_status(row.peer)}",
+        _side_pair(row, lambda report: _number(report.partitions)),
+        _side_pair(row, lambda report: _number(report.delegated_percent, 1)),
+        _cycles_cell(row),
+        _error_cell(row.ours),
+        _error_cell(row.peer),
+        *(judged[criterion].status for criterion in CRITERIA),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown_table(rows: list[AuditRow]) -> str:
+    separator = "|" + "---|" * _HEADER.count(" | ") + "---|"
+    return "\n".join([_HEADER, separator, *(markdown_row(row) for row in rows)])
+
+
+def not_met(rows: list[AuditRow]) -> list[str]:
+    """One line per criterion a pair does NOT meet, with what the numbers say."""
+    lines = []
+    for row in rows:
+        for criterion, verdict in verdicts(row).items():
+            if verdict.status == NOT_MET:
+                lines.append(f"{row.pair}: {criterion}: {verdict.why}")
+    return lines
+
+
+def tally(rows: list[AuditRow]) -> dict[str, dict[str, int]]:
+    """criterion -> verdict status -> number of pairs."""
+    counts: dict[str, dict[str, int]] = {criterion: {} for criterion in CRITERIA}
+    for row in rows:
+        for criterion, verdict in verdicts(row).items():
+            counts[criterion][verdict.status] = counts[criterion].get(verdict.status, 0) + 1
+    return counts
+
+
+def render(rows: list[AuditRow]) -> str:
+    """The matrix, the count of each verdict per criterion, and the list of NOT-met cells."""
+    counts = tally(rows)
+    summary = [
+        f"- {criterion}: " + ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+        for criterion, statuses in counts.items()
+    ]
+    missed = not_met(rows) or ["(none)"]
+    lines = [markdown_table(rows), "", "Verdicts per criterion:", *summary, "", "NOT met:"]
+    return "\n".join([*lines, *(f"- {line}" for line in missed)])
