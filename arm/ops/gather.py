@@ -29,10 +29,17 @@ from torch.fx import Node
 
 from arm.fallback import LoweringError
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.gather import MAX_ONE_HOT_BYTES, gather, indices_reason, one_hot_lookup, run_time_one_hot_reason
-from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
+from arm.ops.common.gather import (
+    MAX_ONE_HOT_BYTES,
+    gather,
+    indices_reason,
+    looked_up_data_reason,
+    one_hot_lookup,
+    run_time_one_hot_reason,
+)
+from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.support import describe, first_reason, float8_moved, profile_reason, rank_reason
+from arm.ops.common.support import describe, first_reason, rank_reason
 from arm.ops.common.unary import int8_reason
 from arm.ops.matmul import matmul_values
 from arm.quantizer.annotation import shared_with_input
@@ -48,18 +55,9 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, index = node.args[:3]
     return first_reason(
         _ethos_u_reason(node, spec) if _is_ethos_u(spec) else indices_reason(node, index, spec),
-        _data_reason(node, spec),
+        looked_up_data_reason(node, spec),
         rank_reason(node, shape_of(x)),
     )
-
-
-def _data_reason(node: Node, spec: TosaSpecification) -> str | None:
-    x = node.args[0]
-    if is_integer_arithmetic(node):
-        return integer_data_support(node, spec)
-    if spec.is_fp and float8_moved(spec, [x, node]):  # float8 rows move
-        return None
-    return profile_reason(node, spec, [x])
 
 
 def _ethos_u_reason(node: Node, spec: TosaSpecification) -> str | None:

@@ -12,11 +12,18 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
-from arm.ops.common.gather import gather, index_value, indices_reason, one_hot_lookup, run_time_one_hot_reason
-from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
+from arm.ops.common.gather import (
+    gather,
+    index_value,
+    indices_reason,
+    looked_up_data_reason,
+    one_hot_lookup,
+    run_time_one_hot_reason,
+)
+from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.support import first_reason, float8_moved, profile_reason, rank_reason
+from arm.ops.common.support import first_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
 from arm.tosa.context import LoweringContext, shape_of
@@ -29,19 +36,10 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, indices = node.args
     return first_reason(
         indices_reason(node, indices, spec, one_hot_on_u85=True),
-        _data_reason(node, spec),
+        looked_up_data_reason(node, spec),
         rank_reason(node, shape_of(x)),
         _one_hot_reason(node) if spec.is_int and spec.has("u85") else None,
     )
-
-
-def _data_reason(node: Node, spec: TosaSpecification) -> str | None:
-    x = node.args[0]
-    if is_integer_arithmetic(node):
-        return integer_data_support(node, spec)
-    if spec.is_fp and float8_moved(spec, [x, node]):  # float8 rows move
-        return None
-    return profile_reason(node, spec, [x])
 
 
 def _table_view(node: Node) -> tuple[int, int, int]:

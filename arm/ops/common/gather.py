@@ -21,7 +21,8 @@ import tosa_serializer as ts
 from torch.fx import Node
 
 from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
-from arm.ops.common.support import describe, dtype_of
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
+from arm.ops.common.support import describe, dtype_of, float8_moved, profile_reason
 from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaGraph, TosaValue, reshape
@@ -40,6 +41,17 @@ MAX_ONE_HOT_TABLE_BYTES = 64 * 1024
 # On a grid of scale 1 and zero point 0 the one-hot codes are the reals 0 and 1, and int8 data (not
 # quantized) its own values.
 ONE_HOT_GRID = QParams((1.0,), 0, np.dtype(np.int8))
+
+
+def looked_up_data_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """Why the rows ``node`` looks up (node.args[0]) cannot move on ``spec``: integer data by the shared
+    integer-data rule, float8 rows on the float targets that move them, anything else by its profile."""
+    x = node.args[0]
+    if is_integer_arithmetic(node):
+        return integer_data_support(node, spec)
+    if spec.is_fp and float8_moved(spec, [x, node]):
+        return None
+    return profile_reason(node, spec, [x])
 
 
 def indices_reason(node: Node, indices: Node, spec: TosaSpecification, *, one_hot_on_u85: bool = False) -> str | None:
