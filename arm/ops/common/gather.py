@@ -121,25 +121,27 @@ def one_hot_reason(node: Node, table: Node, indices: Node) -> str | None:
     return None
 
 
+def _one_hot(ctx: LoweringContext, ids: TosaValue, rows: int, *, name: str) -> TosaValue:
+    """The int8 [1, W, rows] matrix of ``ids`` ([1, W] int32): 1 where the column is the id, else 0
+    (EQUAL against 0..rows-1, then CAST of the bool)."""
+    count = ids.shape[1]
+    column = reshape(ctx.graph, ids, (1, count, 1), name=f"{name}_ids")
+    positions = ctx.graph.add_const(f"{name}_positions", np.arange(rows, dtype=np.int32).reshape(1, 1, rows))
+    matches = ctx.graph.add_tensor(f"{name}_matches", (1, count, rows), np.dtype(np.bool_))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.EqualAttribute()
+    ctx.graph.add_op(ts.Op.EQUAL, [column, positions], [matches], attribute)
+    return cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot")
+
+
 def one_hot_rows(ctx: LoweringContext, node: Node, table: Node, indices: TosaValue, *, name: str) -> TosaValue:
     """The rows of the constant int8 ``table`` [K, C] picked by ``indices`` ([1, W] int32), as a [1, W, 1, C]
     int8 tensor on ``node``'s output grid, which must be the table's (embedding shares it)."""
     values, qparams = ctx.quantized_constant(table)
     rows, channels = values.shape
     count = indices.shape[1]
-    column = reshape(ctx.graph, indices, (1, count, 1), name=f"{name}_ids")
-    positions = ctx.graph.add_const(f"{name}_positions", np.arange(rows, dtype=np.int32).reshape(1, 1, rows))
-    matches = ctx.graph.add_tensor(f"{name}_matches", (1, count, rows), np.dtype(np.bool_))
-    attribute = ts.TosaSerializerAttribute()
-    attribute.EqualAttribute()
-    ctx.graph.add_op(ts.Op.EQUAL, [column, positions], [matches], attribute)
-    one_hot = cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot")
-    # On a grid of scale 1 and zero point 0 the one-hot codes are the reals 0 and 1.
-    one_hot_nhwc = ctx.graph.add_tensor(f"{name}_one_hot_nhwc", (1, count, 1, rows), np.int8, QParams((1.0,), 0, np.dtype(np.int8)))
-    shape = ctx.graph.add_shape_const(f"{one_hot_nhwc.name}_shape", one_hot_nhwc.shape)
-    attribute = ts.TosaSerializerAttribute()
-    attribute.ReshapeAttribute()
-    ctx.graph.add_op(ts.Op.RESHAPE, [one_hot, shape], [one_hot_nhwc], attribute)
+    one_hot = _one_hot(ctx, indices, rows, name=name).with_qparams(ONE_HOT_GRID)
+    one_hot_nhwc = reshape(ctx.graph, one_hot, (1, count, 1, rows), name=f"{name}_one_hot_nhwc")
     # The weights are the table's raw codes (zero point 0); the bias takes the table's zero point off
     # each output channel, so the accumulator holds code - zero_point of the picked row, exactly.
     scale = qparams.scale
@@ -198,14 +200,7 @@ def one_hot_matmul_rows(ctx: LoweringContext, table: TosaValue, positions: TosaV
     an int32 [N, W, C]: each element the picked code minus the table's zero point, exactly (one term of
     each sum is nonzero). EQUAL against 0..K-1, CAST of the bool to int8, MATMUL."""
     batch, rows, _ = table.shape
-    count = positions.shape[1]
-    column = reshape(ctx.graph, positions, (1, count, 1), name=f"{name}_ids")
-    indices = ctx.graph.add_const(f"{name}_positions", np.arange(rows, dtype=np.int32).reshape(1, 1, rows))
-    matches = ctx.graph.add_tensor(f"{name}_matches", (1, count, rows), np.dtype(np.bool_))
-    attribute = ts.TosaSerializerAttribute()
-    attribute.EqualAttribute()
-    ctx.graph.add_op(ts.Op.EQUAL, [column, indices], [matches], attribute)
-    one_hot = cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot").with_qparams(ONE_HOT_GRID)
+    one_hot = _one_hot(ctx, positions, rows, name=name).with_qparams(ONE_HOT_GRID)
     one_hot = tile_batch(ctx.graph, one_hot, batch, name=f"{name}_one_hot_tiled")
     return int8_matmul(ctx.graph, one_hot, table, name=f"{name}_picked")
 
