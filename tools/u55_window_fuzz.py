@@ -35,7 +35,7 @@ from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.npu_model.binding import NpuModel, NpuModelError
 from arm.ethosu.npu_model.oracle import compare_delegate
 from arm.ethosu.vela import compile_tosa
-from arm.tosa.graph import TosaGraph, TosaValue, concat, slice_tensor
+from arm.tosa.graph import TosaGraph, TosaValue, concat, int32_elementwise, slice_tensor
 from arm.tosa.rescale import rescale
 from arm.tosa.widened_window_copies import copy_widened_windows, departs_on_u55
 
@@ -112,8 +112,8 @@ def build(spec: WindowGraph, *, copied: bool, windowless: bool = False) -> TosaG
         other = rescale(graph, y, name="y_int32", scales=[spec.other_scale], output_dtype=INT32, input_zp=0,
                         output_zp=0)  # fmt: skip
         if spec.other == "computed":
-            other = _binary(graph, ts.Op.ADD, other, other, "gate")
-    result = _binary(graph, spec.reader, wide, other, "result")
+            other = int32_elementwise(graph, ts.Op.ADD, other, other, name="gate")
+    result = int32_elementwise(graph, spec.reader, wide, other, name="result")
     largest = max(spec.scale, spec.other_scale)
     out_scale = 1 / (largest * largest * 512) if spec.reader == ts.Op.MUL else 1 / (largest * 4)
     graph.mark_output(rescale(graph, result, name="out", scales=[out_scale], output_dtype=INT8, input_zp=0,
@@ -150,21 +150,6 @@ def _window(graph: TosaGraph, x: TosaValue, kind: str, start, size, name: str) -
     tail = slice_tensor(graph, x, (0,) * axis + (split,), (*x.shape[:-1], x.shape[-1] - split), name=f"{name}_tail")
     head = slice_tensor(graph, x, (0,) * (axis + 1), (*x.shape[:-1], split), name=f"{name}_head")
     return concat(graph, [tail, head], axis, name=name)
-
-
-def _binary(graph: TosaGraph, op: ts.Op, lhs: TosaValue, rhs: TosaValue, name: str) -> TosaValue:
-    output = graph.add_tensor(name, lhs.shape, INT32)
-    attribute = ts.TosaSerializerAttribute()
-    inputs = [lhs, rhs]
-    if op == ts.Op.MUL:
-        attribute.MulAttribute()
-        inputs.append(graph.add_const(f"{name}_shift", np.zeros(1, dtype=np.int8)))
-    elif op == ts.Op.SUB:
-        attribute.SubAttribute()
-    else:
-        attribute.AddAttribute()
-    graph.add_op(op, inputs, [output], attribute)
-    return output
 
 
 def replay(spec: WindowGraph, model: NpuModel, seed: int = 0) -> tuple[int, int]:

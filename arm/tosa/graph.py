@@ -270,6 +270,23 @@ def concat(graph: TosaGraph, values: Sequence[TosaValue], axis: int, *, name: st
     return output
 
 
+def int32_elementwise(graph: TosaGraph, op: ts.Op, lhs: TosaValue, rhs: TosaValue, *, name: str) -> TosaValue:
+    """ADD, SUB or MUL (shift 0) of two int32 tensors, broadcast to their larger extents: the plain
+    operator, for tests and tools that build graphs by hand."""
+    output = graph.add_tensor(name, tuple(max(a, b) for a, b in zip(lhs.shape, rhs.shape)), np.dtype(np.int32))
+    attribute = ts.TosaSerializerAttribute()
+    inputs = [lhs, rhs]
+    if op == ts.Op.MUL:
+        attribute.MulAttribute()
+        inputs.append(graph.add_scalar_const(f"{name}_shift", 0, np.dtype(np.int8)))
+    elif op == ts.Op.SUB:
+        attribute.SubAttribute()
+    else:
+        attribute.AddAttribute()
+    graph.add_op(op, inputs, [output], attribute)
+    return output
+
+
 def pad_tensor(
     graph: TosaGraph, value: TosaValue, padding: Sequence[tuple[int, int]], pad_value: np.generic, *, name: str
 ) -> TosaValue:

@@ -5,7 +5,7 @@ away from the grids' ends; a rotate_half whose product something else reads stay
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaValue, concat, slice_tensor
+from arm.tosa.graph import TosaGraph, TosaValue, concat, int32_elementwise, slice_tensor
 from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.layout import transpose
 from arm.tosa.rescale import rescale
@@ -23,23 +23,11 @@ def _rescaled(graph: TosaGraph, value: TosaValue, name: str, scale: float, dtype
     return rescale(graph, value, name=name, scales=[scale], output_dtype=np.dtype(dtype), input_zp=izp, output_zp=ozp)
 
 
-def _binary(graph: TosaGraph, op: ts.Op, lhs: TosaValue, rhs: TosaValue, name: str) -> TosaValue:
-    output = graph.add_tensor(name, tuple(max(a, b) for a, b in zip(lhs.shape, rhs.shape)), np.int32)
-    attribute = ts.TosaSerializerAttribute()
-    if op == ts.Op.MUL:
-        attribute.MulAttribute()
-        graph.add_op(op, [lhs, rhs, graph.add_scalar_const(f"{name}_shift", 0, np.int8)], [output], attribute)
-    else:
-        attribute.AddAttribute()
-        graph.add_op(op, [lhs, rhs], [output], attribute)
-    return output
-
-
 def _times_constant(graph: TosaGraph, x: TosaValue, table: np.ndarray, zero_point: int, name: str) -> TosaValue:
     """int8 x times an int8 constant on its own grid, back onto an int8 grid (arm/ops/mul.py's form)."""
     constant = graph.add_const(f"{name}_table", table)
-    product = _binary(graph, ts.Op.MUL, _rescaled(graph, x, f"{name}_lhs", 1.0, np.int32, zero_point, 0),
-                      _rescaled(graph, constant, f"{name}_rhs", 1.0, np.int32, 0, 0), f"{name}_int32")  # fmt: skip
+    product = int32_elementwise(graph, ts.Op.MUL, _rescaled(graph, x, f"{name}_lhs", 1.0, np.int32, zero_point, 0),
+                                _rescaled(graph, constant, f"{name}_rhs", 1.0, np.int32, 0, 0), name=f"{name}_int32")  # fmt: skip
     return _rescaled(graph, product, name, 1.0 / 300, np.int8, 0, -3)
 
 
@@ -57,8 +45,8 @@ def _rotary(graph: TosaGraph, x: TosaValue, *, product_read_elsewhere: bool = Fa
     b = _times_constant(graph, rotated, _SIN, _ZERO_POINT, "b")
     if product_read_elsewhere:
         graph.mark_output(b)
-    total = _binary(graph, ts.Op.ADD, _rescaled(graph, a, "a32", 2.0**20, np.int32, -3, 0),
-                    _rescaled(graph, b, "b32", 2.0**20, np.int32, -3, 0), "sum32")  # fmt: skip
+    total = int32_elementwise(graph, ts.Op.ADD, _rescaled(graph, a, "a32", 2.0**20, np.int32, -3, 0),
+                              _rescaled(graph, b, "b32", 2.0**20, np.int32, -3, 0), name="sum32")  # fmt: skip
     return _rescaled(graph, total, "out", 2.0**-20 * 0.8, np.int8, 0, 2)
 
 

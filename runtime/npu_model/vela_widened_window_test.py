@@ -24,7 +24,7 @@ from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.npu_model.binding import NpuModel, NpuModelError
 from arm.ethosu.npu_model.oracle import compare_delegate
 from arm.ethosu.vela import compile_tosa
-from arm.tosa.graph import TosaGraph, TosaValue, concat, slice_tensor
+from arm.tosa.graph import TosaGraph, TosaValue, concat, int32_elementwise, slice_tensor
 from arm.tosa.graph_testing import operator_names
 from arm.tosa.rescale import rescale
 from arm.tosa.widened_window_copies import copy_widened_windows
@@ -87,8 +87,8 @@ def widened_window_graph(window: Window, *, copied: bool) -> TosaGraph:
     wide = rescale(graph, sliced, name="w_int32", scales=[window.scale], output_dtype=INT32, input_zp=-3, output_zp=0)
     other = rescale(graph, y, name="y_int32", scales=[window.other_scale], output_dtype=INT32, input_zp=0, output_zp=0)
     if window.other == "computed":
-        other = _binary(graph, ts.Op.ADD, other, other, "gate")
-    result = _binary(graph, window.reader, wide, other, "result")
+        other = int32_elementwise(graph, ts.Op.ADD, other, other, name="gate")
+    result = int32_elementwise(graph, window.reader, wide, other, name="result")
     # Keeps the outputs' int8 range busy, so a departure shows in most of them.
     largest = max(window.scale, window.other_scale)
     out_scale = 1 / (largest * largest * 512) if window.reader == ts.Op.MUL else 1 / (largest * 4)
@@ -100,19 +100,6 @@ def widened_window_graph(window: Window, *, copied: bool) -> TosaGraph:
 
 def rescales(window: Window, *, copied: bool) -> int:
     return operator_names(widened_window_graph(window, copied=copied)).count("RESCALE")
-
-
-def _binary(graph: TosaGraph, op: ts.Op, lhs: TosaValue, rhs: TosaValue, name: str) -> TosaValue:
-    output = graph.add_tensor(name, lhs.shape, INT32)
-    attribute = ts.TosaSerializerAttribute()
-    inputs = [lhs, rhs]
-    if op == ts.Op.MUL:
-        attribute.MulAttribute()
-        inputs.append(graph.add_const(f"{name}_shift", np.zeros(1, dtype=np.int8)))
-    else:
-        attribute.AddAttribute()
-    graph.add_op(op, inputs, [output], attribute)
-    return output
 
 
 def mismatches(window: Window, *, copied: bool) -> int:
