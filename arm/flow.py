@@ -308,11 +308,10 @@ def _run_stages(
     # A retry needs the program as it was before the failed attempt's decompositions rewrote it; export
     # again from the module then, rather than deep-copying the program before every attempt.
     traced_module = quantized_module if quantized_module is not None else module
-    export_again = lambda: torch.export.export(traced_module, model.example_inputs)  # noqa: E731
-    if quantized_module is None:
-        export_again = lambda: _float_program(torch.export.export(traced_module, model.example_inputs))  # noqa: E731
-        exported = _float_program(exported)
-    programs = _ProgramSource(exported, export_again)
+    prepare = _float_program if quantized_module is None else (lambda program: program)
+    programs = _ProgramSource(
+        prepare(exported), lambda: prepare(torch.export.export(traced_module, model.example_inputs))
+    )
     with stages.run("lower"):
         edge, partitioner, artifacts, plan, route = _lower_with_fallback(programs, target, stages, edge_route)
         edge = look_up_quantized_rows(edge)
