@@ -28,6 +28,7 @@ from executorch.exir.program._program import (
 from executorch.exir.tracer import _default_decomposition_table
 from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.backend.partitioner import Partitioner
+from torchao.quantization.pt2e import quantize_pt2e as quantize_pt2e_module
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from torchao.quantization.pt2e.quantizer import Quantizer
 
@@ -591,7 +592,26 @@ def _quantize(
     with torch.no_grad():
         for sample in samples:
             prepared(*sample)
-    return convert_pt2e(prepared)
+    with _no_qat_conv_bn_folding():
+        return convert_pt2e(prepared)
+
+
+@contextlib.contextmanager
+def _no_qat_conv_bn_folding() -> Iterator[None]:
+    """convert_pt2e without its search for quantization-aware-training conv + batch-norm patterns.
+
+    Whenever a batch norm is left in the graph, convert_pt2e exports 96 pattern graphs to look for the
+    form prepare_qat_pt2e builds (torchao 0.18): about 60 CPU seconds for a lone BatchNorm2d, every compile.
+    The flow prepares with prepare_pt2e (post-training), which has folded every conv + batch-norm pair into
+    its convolution already, so that search cannot match; a batch norm still in the graph is lowered on its
+    own. The flow exports in eval mode, so the training-statistics counter the search also removes is absent.
+    """
+    original = quantize_pt2e_module._fold_conv_bn_qat
+    quantize_pt2e_module._fold_conv_bn_qat = lambda graph_module: graph_module
+    try:
+        yield
+    finally:
+        quantize_pt2e_module._fold_conv_bn_qat = original
 
 
 def _functional_view_writes(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram:

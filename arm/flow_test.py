@@ -301,3 +301,22 @@ def test_a_while_loop_is_refused_before_any_work():
     model = ModelSpec(_CountsUp().eval(), (torch.randn(2, 3),))
     with pytest.raises(FlowError, match=r"torch.while_loop \(while_loop.*\): ExecuTorch's program format has no while"):
         run_flow(model, resolve_target("tosa-INT"), progress=False)
+
+
+def test_a_lone_batch_norm_skips_the_qat_pattern_search(monkeypatch):
+    """convert_pt2e's conv + batch-norm search for QAT graphs exported 96 patterns (60 CPU s) per compile."""
+    from torchao.quantization.pt2e import qat_utils
+
+    def exported_a_pattern(*args, **kwargs):
+        raise AssertionError("convert_pt2e searched for QAT conv + batch-norm patterns")
+
+    monkeypatch.setattr(qat_utils, "_get_aten_graph_module_for_pattern", exported_a_pattern)
+    torch.manual_seed(0)
+    norm = torch.nn.BatchNorm2d(3).eval()
+    norm.running_mean, norm.running_var = torch.rand(3), torch.rand(3) + 0.5
+    x = torch.rand(1, 3, 4, 5)
+    result = run_flow(ModelSpec(norm, (x,)), resolve_target("tosa-INT"), progress=False)
+    assert result.delegate_ids == ("TOSABackend",)
+    quantized = result.quantized_module(x)
+    # One output step apart at most from float: the folded search changed no numbers.
+    assert torch.allclose(quantized, norm(x), atol=(norm(x).max() - norm(x).min()).item() / 255 * 1.01)
