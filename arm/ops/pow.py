@@ -33,6 +33,8 @@ _MAX_MULTIPLIED_EXPONENT = 8
 
 def power(m: FloatMath, x: TosaValue, exponent: float) -> TosaValue:
     """x ** exponent for a number ``exponent``."""
+    if exponent == 0:
+        return _ones_like(m, x)
     if float(exponent).is_integer() and 0 < abs(exponent) <= _MAX_MULTIPLIED_EXPONENT:
         product = _integer_power(m, x, int(abs(exponent)))
         return product if exponent > 0 else m.reciprocal(product)
@@ -53,11 +55,13 @@ def _integer_power(m: FloatMath, x: TosaValue, n: int) -> TosaValue:
     return result
 
 
-def _no_zero_exponent(exponent: float) -> str | None:
-    return "exponent 0 gives a constant 1 (fold it before export)" if exponent == 0 else None
+def _ones_like(m: FloatMath, x: TosaValue) -> TosaValue:
+    """x ** 0: 1 everywhere, NaN and infinities included (as torch), so not x * 0 + 1 (NaN there) and not
+    POW (undefined at 0 ** 0). A SELECT of 1 or 1 takes x's shape from its condition."""
+    return m.select(m.greater_equal(x, x), 1.0, 1.0)
 
 
-_POWER = FloatFunction(power, arguments=_no_zero_exponent)
+_POWER = FloatFunction(power)
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
@@ -120,6 +124,10 @@ def fractional(x: torch.Tensor) -> torch.Tensor:
     return x**1.7
 
 
+def zeroth(x: torch.Tensor) -> torch.Tensor:
+    return x**0
+
+
 def two_to_the(x: torch.Tensor) -> torch.Tensor:
     return 2.0**x
 
@@ -134,6 +142,8 @@ TEST_CASES = {
     # In [1, 4.5], where 1 / x falls gently enough for the harness's bound on a quantized input.
     "reciprocal": OpTestCase(FunctionModule(reciprocal), tuple(1.0 + x.abs() for x in random_inputs(1, (4, 30)))),
     "fractional": OpTestCase(FunctionModule(fractional), positive(2, (4, 30))),
+    # The peer's exp_zero: ones of x's shape (INT: a TABLE whose every entry is 1), zeros in x included.
+    "zeroth": OpTestCase(FunctionModule(zeroth), (random_inputs(7, (1, 2, 3, 7))[0].relu(),)),
     "scalar_base": OpTestCase(FunctionModule(two_to_the), random_inputs(3, (4, 30))),
     "tensor_exponent": OpTestCase(
         FunctionModule(torch.pow),
