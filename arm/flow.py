@@ -271,9 +271,10 @@ def _run_stages(
 ) -> FlowResult:
     stages = _StageReporter(target.name, progress)
     module = model.module.eval()
+    example_inputs = _in_default_dim_order(model.example_inputs)
 
     with stages.run("export"):
-        exported = torch.export.export(module, model.example_inputs)
+        exported = torch.export.export(module, example_inputs)
         # Before the control-flow checks and quantization: a region that only turns autocast or grad mode
         # off is no control flow, and pt2e would leave its ops float (arm/passes/inline_mode_regions.py).
         inline_mode_regions(exported.graph_module)
@@ -300,7 +301,7 @@ def _run_stages(
             with stages.run("quantize", f"{len(samples)} calibration samples"):
                 quantized_module = _quantize(exported, target.quantizer(), samples)
             with stages.run("re-export"):
-                exported = torch.export.export(quantized_module, model.example_inputs)
+                exported = torch.export.export(quantized_module, example_inputs)
     else:
         reason = f"{target.name} runs float" if not target.is_quantized else "quantization turned off"
         stages.skip("quantize", reason)
@@ -311,7 +312,7 @@ def _run_stages(
     traced_module = quantized_module if quantized_module is not None else module
     prepare = _float_program if quantized_module is None else (lambda program: program)
     programs = _ProgramSource(
-        prepare(exported), lambda: prepare(torch.export.export(traced_module, model.example_inputs))
+        prepare(exported), lambda: prepare(torch.export.export(traced_module, example_inputs))
     )
     with stages.run("lower"):
         edge, partitioner, artifacts, plan, route = _lower_with_fallback(programs, target, stages, edge_route)
@@ -374,6 +375,18 @@ def _unexplained_cpu_nodes(graph: torch.fx.GraphModule, rejected: list[tuple[str
         )
         reasons.append((node.name, f"{describe(node)}: {what}; it runs on the CPU"))
     return reasons
+
+
+def _in_default_dim_order(inputs: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """The example inputs with their dims in the default (contiguous) order.
+
+    An exported program takes each input in its example's dim order, and a channels-last example would
+    give the program a channels-last input (ExecuTorch dim order 0, 2, 3, 1). A TOSA or Ethos-U delegate
+    reads and writes its tensors' bytes in the default order, so the delegate read such an input's NHWC
+    bytes as NCHW: the peer's rand_4d_channels_last cases gave wrong numbers (pixel_shuffle, relu, conv
+    alike). The program takes its inputs contiguous instead; the values are the same.
+    """
+    return tuple(x.contiguous() if isinstance(x, torch.Tensor) else x for x in inputs)
 
 
 def _snapshot(program: torch.export.ExportedProgram) -> torch.fx.GraphModule:

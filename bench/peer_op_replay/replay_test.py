@@ -105,6 +105,16 @@ def test_replay_checks_numbers_against_the_eager_module(target, module, outcome)
     assert (verdict.outcome, verdict.numbers_checked) == (outcome, True), verdict.detail
 
 
+def test_replay_of_a_channels_last_input_feeds_the_delegate_its_values():
+    """The peer's rand_4d_channels_last cases: the program took the input in its example's dim order (NHWC
+    bytes), which the delegate read as NCHW, every element off; the flow now exports it contiguous."""
+    torch.manual_seed(0)
+    data = (torch.rand(1, 4, 2, 3) * 2 - 1).to(memory_format=torch.channels_last)
+    request = ReplayRequest("replay_test", "tosa_INT", _Scaled(), (data,), tolerance=Tolerance(atol=1e-3, rtol=1e-3, qtol=1))
+    verdict = replay(request, timeout_s=300)
+    assert (verdict.outcome, verdict.numbers_checked) == ("pass", True), verdict.detail
+
+
 class _CountUp(torch.nn.Module):
     """A torch.while_loop, which the U55 cannot delegate and ExecuTorch cannot run on the CPU."""
 
