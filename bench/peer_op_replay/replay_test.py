@@ -129,6 +129,19 @@ def test_replay_tells_a_stated_refusal_from_an_internal_error():
     assert verdict.outcome == "refused" and "while" in verdict.detail, (verdict.outcome, verdict.detail)
 
 
+class _ScalarFirst(torch.nn.Module):
+    """The peer's test_scalars *_st cases: aten.mul.Scalar(number, tensor), which PyTorch itself rejects."""
+
+    def forward(self, x, y):
+        return torch.ops.aten.mul.Scalar(x, y)
+
+
+def test_replay_of_a_module_pytorch_rejects_is_not_an_internal_error():
+    request = ReplayRequest("replay_test", "tosa_FP", _ScalarFirst(), (2, torch.ones(3)), tolerance=None)
+    verdict = replay(request, timeout_s=300)
+    assert verdict.outcome == "not_replayed" and "raises in eager PyTorch" in verdict.detail, verdict.detail
+
+
 class _LeakyInPlace(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.leaky_relu(x, 0.1, inplace=True)
