@@ -4,8 +4,8 @@ A model in eval mode still calls ``dropout(x, p, train=False)``; to_edge turns i
 ``dim_order_ops._clone_dim_order``. Left on the CPU it would split a network into two partitions
 (MobileNetV2's classifier starts with one), so it is lowered as the identity it is. A clone that
 changes the memory format (a dim order other than the contiguous one) stays on the CPU: the delegate
-writes contiguous tensors. Integer data (an int8 unfold_copy result, int32 ids) is cloned as it is, in
-the INT profile (``integer_data_support``).
+writes contiguous tensors. Integer data (an int8 unfold_copy result, int32 ids) is cloned as it is in
+the INT profile, and bool data in every profile (``moved_data_support``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import OpTestCase, random_inputs, seeded
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
+from arm.ops.common.integer_arithmetic import moved_data_support, moves_data
 from arm.ops.common.support import describe, first_reason, profile_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -33,7 +33,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         None
         if dim_order is None or list(dim_order) == contiguous
         else f"{describe(node)}: changes the dim order to {list(dim_order)}; the delegate writes contiguous tensors",
-        integer_data_support(node, spec) if is_integer_arithmetic(node) else profile_reason(node, spec, [node.args[0]]),
+        moved_data_support(node, spec) if moves_data(node) else profile_reason(node, spec, [node.args[0]]),
     )
 
 
@@ -43,7 +43,7 @@ def annotate_clone(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     value = ctx.value(node.args[0])
-    if ctx.spec.is_int and not is_integer_arithmetic(node):
+    if ctx.spec.is_int and not moves_data(node):
         # Shared with the input by the quantizer; a foreign annotation may still ask for a rescale.
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     return value

@@ -5,7 +5,7 @@ With x viewed as [before, n, after], window k is x[:, k*step : k*step + size, :]
 concatenated along dim give [before, count*size, after] = [before, count, size, after], and PyTorch puts
 the window's elements last: a TRANSPOSE to [before, count, after, size]. Non-overlapping windows
 (step == size) need no slices: the covered rows reshape directly. Quantized, the output keeps the
-input's grid; integer data (not quantized) moves as it is.
+input's grid; integer data (not quantized, INT profile) and bool data (every profile) move as they are.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
+from arm.ops.common.integer_arithmetic import moved_data_support, moves_data
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -32,7 +32,7 @@ from arm.tosa.specification import TosaSpecification
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        integer_data_support(node, spec) if is_integer_arithmetic(node) else profile_reason(node, spec, [x]),
+        moved_data_support(node, spec) if moves_data(node) else profile_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
         # The [before, count, size, after] view adds a dim to x's.
         rank_reason(node, (*shape_of(x), 1)),
@@ -50,7 +50,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     before, length, after = math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1 :])
     count = (length - size) // step + 1
     value = ctx.value(x)
-    if ctx.spec.is_int and not is_integer_arithmetic(node):
+    if ctx.spec.is_int and not moves_data(node):
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     rows = reshape(ctx.graph, value, (before, length, after), name=f"{node.name}_rows")
     if step == size:
@@ -85,6 +85,13 @@ TEST_CASES = {
         FunctionModule(overlapping_last),
         (torch.randint(-128, 128, (2, 9), generator=torch.Generator().manual_seed(2), dtype=torch.int8),),
         cpu_targets=("tosa_FP", "vgf_FP"),
+    ),
+    # The peer's test_bool_2d_dim0: bool windows move as they are, in every profile (the U55 takes no
+    # bool across a partition's boundary).
+    "bool_data": OpTestCase(
+        FunctionModule(patches_of_rows),
+        (torch.rand((1, 2, 4, 3), generator=torch.Generator().manual_seed(3)) > 0.5,),
+        cpu_targets=("u55_INT",),
     ),
 }
 

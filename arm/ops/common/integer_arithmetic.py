@@ -82,6 +82,22 @@ def _aten_name(node: Node) -> str | None:
     return getattr(packet, "__name__", None)
 
 
+def moves_data(node: Node) -> bool:
+    """Bool or integer tensors that are not quantized reals, which a data-movement op (TILE, SLICE,
+    RESHAPE) copies as they are: TOSA moves bool in every profile, integers in the INT profile."""
+    return all(dtype_of(tensor) in _MOVED_TYPES for tensor in _tensors(node))
+
+
+_MOVED_TYPES = (torch.bool, *_INTEGERS)  # int64 and uint8 too, so that the support rule names them
+
+
+def moved_data_support(node: Node, spec: TosaSpecification) -> str | None:
+    """For a data-movement op on ``moves_data`` tensors: bool anywhere, integers as integer_data_support."""
+    if all(dtype_of(tensor) == torch.bool for tensor in _tensors(node)):
+        return rank_reason(node, shape_of(node))
+    return integer_data_support(node, spec)
+
+
 def integer_data_support(node: Node, spec: TosaSpecification) -> str | None:
     """For ops that only move integer elements: int8, int16 or int32 throughout, in the INT profile."""
     if spec.is_fp:

@@ -13,7 +13,7 @@ import tosa_serializer as ts
 import torch
 from torch.fx import Node
 
-from arm.ops.common.integer_arithmetic import integer_data_support
+from arm.ops.common.integer_arithmetic import moved_data_support, moves_data
 from arm.ops.common.support import describe, dtype_of, first_reason, movement_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -23,25 +23,10 @@ from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
 
 
-def moves_data(node: Node) -> bool:
-    """Bool or integer tensors that are not quantized reals: TILE copies them as they are (in the INT
-    profile bool as well, which TOSA moves in every profile; integers there only)."""
-    return all(dtype_of(tensor) in _DATA_TYPES for tensor in (node.args[0], node))
-
-
-_DATA_TYPES = (torch.bool, torch.int8, torch.int16, torch.int32)
-
-
-def _data_reason(node: Node, spec: TosaSpecification) -> str | None:
-    if all(dtype_of(tensor) == torch.bool for tensor in (node.args[0], node)):
-        return None
-    return integer_data_support(node, spec)
-
-
 def tile_support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     return first_reason(
-        _data_reason(node, spec) if moves_data(node) else movement_reason(node, spec, [x]),
+        moved_data_support(node, spec) if moves_data(node) else movement_reason(node, spec, [x]),
         rank_reason(node, shape_of(node)),
         f"{describe(node)}: the input {shape_of(x)} has more dims than the output {shape_of(node)}"
         if len(shape_of(x)) > len(shape_of(node))
