@@ -16,7 +16,9 @@ large terms onto a 13-16-bit grid, and the int16 normalized value before that pu
 norm's outputs a step off, the error deit_tiny's 25 layer norms amplified: bench/README.md "Attention
 numerics, session 7", "deit_tiny and convnext numerics, session 8").
 On the U55, non-uniform weights keep the int16 normalized value (a DEPTHWISE_CONV2D applies them): a
-per-channel int32 MUL and ADD cost ten times the whole layer norm there.
+per-channel int32 MUL and ADD cost ten times the whole layer norm there. Uniform weights take the exact
+form on rows of 128 elements or more (deit_tiny's 192) and session 7's two-term form on shorter rows,
+where its extra full-size MUL weighs more against the model (``exact_form_of_rows``).
 
 INT with int16 activations (a16w8): arm.ops.common.int16_normalization, the statistics of each row
 scaled by a power of two chosen from the row's range, and the weight and bias applied in int32.

@@ -53,8 +53,10 @@ arithmetic as an int32 SUB whose output stage looks the index up in that table w
 session 9"). Along an outer axis the exact E's sums are halving ADDs of windows
 (``_outer_axis_sum``): Vela transposes a tensor to reduce an outer axis, at 866k of 971k U85-256
 cycles for yolov8n's [1, 16, 4, 525] DFL softmax (114k with the ADDs; the 14-bit form's 474k). The
-U55/U65 keep the 14-bit E: Vela 5.2.0 runs an int16 TABLE there as three 8-bit lookups (1.3M -> 2.3M
-U55-128 cycles).
+U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponentials``): Vela 5.2.0
+runs an int16 TABLE there as three 8-bit lookups (a [1, 3, 197, 197] softmax 1.13M -> 2.07M U55-128
+cycles); with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in
+float64 (bench/README.md "deit_tiny on the U55, session 10"). Shorter rows keep the 14-bit E there.
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too

@@ -26,7 +26,8 @@ Two forms of step 3:
   convnext_atto's (bench/README.md "deit_tiny and convnext numerics, session 8"), for one more
   full-size int32 MUL and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles. On the U55 that MUL costs
   56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
-  (``normalize_two_terms``, chosen by ``exact_form``). What it still
+  (``normalize_two_terms``, chosen by ``exact_form``) for group_norm and for layer norms of fewer than
+  128 elements a row (layer_norm's ``exact_form_of_rows``). What it still
   rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
   is a few input steps (their T is a few hundred units).
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
@@ -277,7 +278,7 @@ class ExactForm:
     normalize: Callable[..., TosaValue]
 
 
-# The U55 keeps the two-term form: the exact form's second full-size int32 MUL costs 56,736 U55-128
+# The U55 keeps the two-term form (but layer norms with long rows: layer_norm.exact_form_of_rows): the exact form's second full-size int32 MUL costs 56,736 U55-128
 # cycles on a [197, 192] layer norm (208,095 -> 321,242 in all) and took bert's U55-128 cycles from
 # 266,576 to 276,816, above the peer's 268,265. The U85 runs the exact form at 86,068 -> 123,788.
 EXACT_FORM = ExactForm(_exact_output_bits, normalize_exact)
