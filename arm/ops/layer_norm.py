@@ -260,8 +260,9 @@ TEST_CASES = {
         seeded(5, torch.nn.LayerNorm, (192,)), random_inputs(5, (1, 24, 192)), differing_from_quantized=0.0
     ),
     # The U55's rows of 128+ elements take the exact form too (exact_form_of_rows): session 7's two-term
-    # form, which shorter rows keep there, puts 2 of these 4,608 outputs a step off (measured on tosa_INT
-    # with the form forced), the exact form none. The other targets run the exact form on every row.
+    # form, which shorter rows keep there, puts 2 of these 4,608 outputs a step off (measured with the
+    # form forced, on tosa_INT and u55_INT), the exact form none. The other targets run the exact form on
+    # every row.
     "vit_rows_u55": OpTestCase(
         seeded(22, torch.nn.LayerNorm, (192,)), random_inputs(22, (1, 24, 192)), differing_from_quantized=0.0,
         targets=("u55_INT",),
