@@ -53,11 +53,10 @@ arithmetic as an int32 SUB whose output stage looks the index up in that table w
 session 9"). Along an outer axis the exact E's sums are halving ADDs of windows
 (``_outer_axis_sum``): Vela transposes a tensor to reduce an outer axis, at 866k of 971k U85-256
 cycles for yolov8n's [1, 16, 4, 525] DFL softmax (114k with the ADDs; the 14-bit form's 474k). The
-U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponentials``), with 21 bits
-from three int8 TABLEs (``_u55_exact_exponentials``; Vela 5.2.0 runs the int16 TABLE there as three
-int16 lookups): a [1, 3, 197, 197] softmax 1.13M -> 1.80M U55-128 cycles (2.07M with the int16 TABLE);
-with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in float64
-(bench/README.md "deit_tiny on the U55, session 10"). Shorter rows keep the 14-bit E there.
+U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponentials``): Vela 5.2.0
+runs an int16 TABLE there as three 8-bit lookups (a [1, 3, 197, 197] softmax 1.13M -> 2.07M U55-128
+cycles); with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in
+float64 (bench/README.md "deit_tiny on the U55, session 10"). Shorter rows keep the 14-bit E there.
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -352,15 +351,14 @@ U55_EXACT_EXP_MIN_KEYS = 128
 
 
 def takes_exact_exponentials(keys: int, spec: TosaSpecification) -> bool:
-    """Whether unmasked int8 rows of ``keys`` elements take the exact E (22 bits, ``_exact_exponentials``;
-    21 on the U55/U65, ``_u55_exact_exponentials``).
+    """Whether unmasked int8 rows of ``keys`` elements take the exact 22-bit E (``_exact_exponentials``).
 
     Everywhere but on the U55/U65's short rows. On the U85 Vela 5.2.0 runs the index arithmetic as an
     int32 SUB that looks its result up in the table with int32 results (LUT_S16_S32, which
-    runtime/npu_model runs). On the U55 its 21-bit form (``_u55_exact_exponentials``) costs a [1, 3, 197,
-    197] softmax 1,802,901 U55-128 cycles instead of the 14-bit E's 1,130,645, a fixed amount per
+    runtime/npu_model runs). On the U55 it runs the int16 TABLE as three int8 lookups and their sums:
+    a [1, 3, 197, 197] softmax costs 2,069,784 U55-128 cycles instead of 1,130,645, a fixed amount per
     probability. A rule of cost: rows of U55_EXACT_EXP_MIN_KEYS or more take it (deit_tiny's 197 keys,
-    about +8 M cycles on 180 M, within the peer's 233 M); shorter rows keep the 14-bit E, because the
+    +11 M cycles on 180 M, within the peer's 233 M); shorter rows keep the 14-bit E, because the
     attention models with short rows are small and already near the peer's cycles (bert's 16 keys
     within 0.6%), so the same cost per probability would put them above it.
     """
