@@ -89,7 +89,6 @@ from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.elementwise import emit
 from arm.ops.common.fixed_point import (
     LOOKUP14_MAX,
-    LOOKUP21_MAX,
     RECIPROCAL_FRACTION_BITS,
     RECIPROCAL_STEPS,
     Int32Emitter,
@@ -334,11 +333,7 @@ def _lower_int(
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
     if hidden is None and x.dtype == np.int8 and takes_exact_exponentials(x.shape[axis], ctx.spec):
-        if ctx.spec.has("u55"):
-            exponentials = _u55_exact_exponentials(ints, x, axis, ctx.spec)
-        else:
-            exponentials = _exact_exponentials(ints, x, axis)
-        return _exact_quotient(name, ctx, ints, exponentials, output)
+        return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
     if not int32_inverse:
@@ -382,11 +377,9 @@ _RECIPROCAL_SHIFT_BASE = 31 + RECIPROCAL_FRACTION_BITS
 _QUOTIENT_BITS = 30
 
 
-def exact_exp_full_scale(keys: int, spec: TosaSpecification | None = None) -> int:
-    """E's full scale for rows of ``keys`` elements: as large as the lookup holds (the pair lookup, or on the
-    U55/U65 ``lookup21``'s 21 bits) and S = sum(E) fits int32."""
-    limit = LOOKUP21_MAX if spec is not None and spec.has("u55") else _EXACT_EXP_LIMIT
-    return min(limit, ((1 << 31) - 1) // keys)
+def exact_exp_full_scale(keys: int) -> int:
+    """E's full scale for rows of ``keys`` elements: as large as the pair lookup holds and S = sum(E) fits int32."""
+    return min(_EXACT_EXP_LIMIT, ((1 << 31) - 1) // keys)
 
 
 def _pair_entries(values: np.ndarray) -> np.ndarray:
@@ -424,28 +417,10 @@ def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedE
     attribute.TableAttribute()
     graph.add_op(ts.Op.TABLE, [index, graph.add_const(f"{ints.prefix}_exp_entries", _pair_entries(values))], [exp],
                  attribute, elementwise_unary=True)  # fmt: skip
-    return ShiftedExponentials(steps, exp, _exact_row_sums(ints, exp, axis))
-
-
-def _u55_exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, spec: TosaSpecification) -> ShiftedExponentials:
-    """``_exact_exponentials`` for the U55/U65, with E of 21 bits from three int8 TABLEs (``lookup21``) on the
-    14-bit form's int8 index: Vela 5.2.0 runs the pair lookup's int16 TABLE there as three int16 lookups,
-    at 2,069,784 U55-128 cycles for a [1, 3, 197, 197] softmax against 1,802,901 this way."""
-    keys = x.shape[axis]
-    maximum = row_maximum(ints.graph, x, axis, name=f"{ints.prefix}_max")
-    steps = ints.sub(ints.widen(x, "x_int32"), ints.widen(maximum, "max_int32"), "steps_below_max")
-    index = rescale(ints.graph, steps, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int8),
-                    input_zp=0, output_zp=127)  # fmt: skip
-    values = np.round(exact_exp_full_scale(keys, spec) * np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64)))
-    exp = ints.lookup21(index, values.astype(np.int64), "exp")
-    return ShiftedExponentials(steps, exp, _exact_row_sums(ints, exp, axis))
-
-
-def _exact_row_sums(ints: Int32Emitter, exp: TosaValue, axis: int) -> TosaValue:
-    """S, the int32 sum of E along ``axis``: REDUCE_SUM along the last axis, halving ADDs along an outer one."""
-    if axis != exp.rank - 1:
-        return _outer_axis_sum(ints, exp, axis)
-    return reduce(ints.graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
+    total = _outer_axis_sum(ints, exp, axis) if axis != x.rank - 1 else None
+    if total is None:
+        total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
+    return ShiftedExponentials(steps, exp, total)
 
 
 def _outer_axis_sum(ints: Int32Emitter, exp: TosaValue, axis: int) -> TosaValue:
@@ -480,7 +455,7 @@ def _exact_quotient(
     """``E / S`` onto the output grid from ``R = round(2**K / S)`` (int32, three Newton steps): one int32
     MUL gives ``q = E * R / 2**t``, ``E / S`` with 20+ bits below an output step, and an ADD of zero
     carries the RESCALE onto the output grid (Vela folds it into an ADD, not into a MUL)."""
-    full_scale = exact_exp_full_scale(math.prod(exponentials.exp.shape) // math.prod(exponentials.total.shape), ctx.spec)
+    full_scale = exact_exp_full_scale(math.prod(exponentials.exp.shape) // math.prod(exponentials.total.shape))
     # normalize's shift of S >= full_scale is at most 31 - bit_length(full_scale).
     fraction_bits = _RECIPROCAL_SHIFT_BASE - (32 - full_scale.bit_length() - 1)
     inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)

@@ -25,8 +25,6 @@ _INT32 = np.dtype(np.int32)
 _INT16 = np.dtype(np.int16)
 # The largest value ``lookup14`` holds: two seven-bit halves in int8 table bytes.
 LOOKUP14_MAX = (1 << 14) - 1
-# The largest value ``lookup21`` holds: three seven-bit parts.
-LOOKUP21_MAX = (1 << 21) - 1
 
 # Newton-Raphson on 1/x for x in [0.5, 1) starts from 48/17 - 32/17 * x (the best linear start,
 # error <= 1/17); the error squares each step: 3.5e-3, 1.2e-5, then 1.4e-10, below Q28's own rounding.
@@ -145,25 +143,6 @@ class Int32Emitter:
             return combined
         return rescale(self.graph, combined, name=f"{self.prefix}_{what}", scales=[1.0], output_dtype=_INT16,
                        input_zp=0, output_zp=0)  # fmt: skip
-
-    def lookup21(self, index: TosaValue, values: np.ndarray, what: str) -> TosaValue:
-        """``values[index + 128]`` as int32 for an int8 ``index`` and 256 values in [0, LOOKUP21_MAX].
-
-        ``lookup14`` of the top fourteen bits, times 128 (an int32 MUL), plus a third int8 TABLE of the
-        low seven bits widened by a MUL by one: three int8 TABLEs where the U55 would run an int16 TABLE
-        as three int16 lookups (a [1, 3, 197, 197] softmax's E: 1,802,901 instead of 2,069,784 U55-128
-        cycles for the whole softmax).
-        """
-        values = np.asarray(values, dtype=np.int64)
-        if values.shape != (256,) or values.min() < 0 or values.max() > LOOKUP21_MAX:
-            raise ValueError(f"{self.prefix}_{what}: a 21-bit lookup needs 256 values in [0, {LOOKUP21_MAX}]")
-        ones = (1,) * self.rank
-        high = self.lookup14(index, values >> 7, f"{what}_top14", wide=True)
-        low = table(self.graph, index, (values & 0x7F).astype(np.int8), name=f"{self.prefix}_{what}_low7", qparams=None)
-        low_part = self.mul(low, self.graph.add_const(f"{self.prefix}_{what}_low7_one", np.full(ones, 1, np.int8)),
-                            f"{what}_low7_int32", shift=0)  # fmt: skip
-        high_part = self.mul(high, self.constant(128, f"{what}_top14_weight"), f"{what}_top14_scaled", shift=0)
-        return self.add(high_part, low_part, f"{what}_int32")
 
     def lookup_steps(self, steps: TosaValue, values: np.ndarray, what: str, *, below_range: int | None = None) -> TosaValue:
         """``values[steps + 255]`` as int16 for int32 ``steps`` in [-255, 0] and 256 int16 values.
