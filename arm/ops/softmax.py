@@ -53,8 +53,10 @@ arithmetic as an int32 SUB whose output stage looks the index up in that table w
 session 9"). Along an outer axis the exact E's sums are halving ADDs of windows
 (``_outer_axis_sum``): Vela transposes a tensor to reduce an outer axis, at 866k of 971k U85-256
 cycles for yolov8n's [1, 16, 4, 525] DFL softmax (114k with the ADDs; the 14-bit form's 474k). The
-U55/U65 keep the 14-bit E: Vela 5.2.0 runs an int16 TABLE there as three 8-bit lookups (1.3M -> 2.3M
-U55-128 cycles).
+U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponentials``): Vela 5.2.0
+runs an int16 TABLE there as three 8-bit lookups (a [1, 3, 197, 197] softmax 1.13M -> 2.07M U55-128
+cycles); with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in
+float64 (bench/README.md "deit_tiny on the U55, session 10"). Shorter rows keep the 14-bit E there.
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -330,17 +332,32 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
-    # The exact E (a 22-bit int16 TABLE read) everywhere but the U55/U65, where Vela 5.2.0 runs an int16
-    # TABLE as three int8 lookups and their sums (2.3M instead of 1.3M U55-128 cycles on a
-    # [1, 3, 197, 197] softmax). On the U85 Vela runs the index arithmetic as an int32 SUB that looks
-    # its result up in the table with int32 results (LUT_S16_S32, which runtime/npu_model runs).
-    if hidden is None and x.dtype == np.int8 and not ctx.spec.has("u55"):
+    if hidden is None and x.dtype == np.int8 and takes_exact_exponentials(x.shape[axis], ctx.spec):
         return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
     if not int32_inverse:
         return _quotient_by_int16_inverse(name, ctx, ints, exponentials, output)
     return _quotient_by_int32_inverse(name, ctx, ints, exponentials, output)
+
+
+# On the U55/U65, unmasked rows of at least this many keys take the exact E (takes_exact_exponentials).
+U55_EXACT_EXP_MIN_KEYS = 128
+
+
+def takes_exact_exponentials(keys: int, spec: TosaSpecification) -> bool:
+    """Whether unmasked int8 rows of ``keys`` elements take the exact 22-bit E (``_exact_exponentials``).
+
+    Everywhere but on the U55/U65's short rows. On the U85 Vela 5.2.0 runs the index arithmetic as an
+    int32 SUB that looks its result up in the table with int32 results (LUT_S16_S32, which
+    runtime/npu_model runs). On the U55 it runs the int16 TABLE as three int8 lookups and their sums:
+    a [1, 3, 197, 197] softmax costs 2,069,784 U55-128 cycles instead of 1,130,645, a fixed amount per
+    probability. A rule of cost: rows of U55_EXACT_EXP_MIN_KEYS or more take it (deit_tiny's 197 keys,
+    +11 M cycles on 180 M, within the peer's 233 M); shorter rows keep the 14-bit E, because the
+    attention models with short rows are small and already near the peer's cycles (bert's 16 keys
+    within 0.6%), so the same cost per probability would put them above it.
+    """
+    return not spec.has("u55") or keys >= U55_EXACT_EXP_MIN_KEYS
 
 
 # ---- int8 unmasked rows: E with 22 bits from one int16 TABLE ---------------------------------------
@@ -569,11 +586,11 @@ TEST_CASES = {
         cpu_targets=("tosa_INT", "vgf_INT"),
         quantization=get_symmetric_a16w8_quantization_config,
     ),
-    # The exact E of the TOSA, VGF and U85 targets: no probability a step off the quantized module (the
-    # 14-bit E put 5 of these 7,092 a step off, and still does on the U55).
+    # The exact E (every target on rows of 197 keys, the U55 too: U55_EXACT_EXP_MIN_KEYS): no probability
+    # a step off the quantized module (the 14-bit E put 5 of these 7,092 a step off).
     "attention_rows_exact": OpTestCase(
         FunctionModule(softmax_last), _scaled(11, 3.0, (1, 3, 12, 197)), differing_from_quantized=0.0,
-        targets=("tosa_INT", "vgf_INT", "u85_INT"),
+        targets=("tosa_INT", "vgf_INT", "u85_INT", "u55_INT"),
     ),
     # 16 bins along an outer axis, as yolov8n's DFL head has them, with logits of N(0, 2.5): short, peaked
     # rows where E's own rounding decides. The exact E leaves no probability a step off the quantized

@@ -26,7 +26,8 @@ Two forms of step 3:
   convnext_atto's (bench/README.md "deit_tiny and convnext numerics, session 8"), for one more
   full-size int32 MUL and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles. On the U55 that MUL costs
   56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
-  (``normalize_two_terms``, chosen by ``exact_form``). What it still
+  (``normalize_two_terms``, chosen by ``exact_form``) for group_norm and for layer norms of fewer than
+  128 elements a row (layer_norm's ``exact_form_of_rows``). What it still
   rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
   is a few input steps (their T is a few hundred units).
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
@@ -277,13 +278,12 @@ class ExactForm:
     normalize: Callable[..., TosaValue]
 
 
-# The U55 keeps the two-term form: the exact form's second full-size int32 MUL costs 56,736 U55-128
+# The U55 keeps the two-term form (but layer norms with long rows: layer_norm.exact_form_of_rows): the exact form's second full-size int32 MUL costs 56,736 U55-128
 # cycles on a [197, 192] layer norm (208,095 -> 321,242 in all) and took bert's U55-128 cycles from
 # 266,576 to 276,816, above the peer's 268,265. The U85 runs the exact form at 86,068 -> 123,788.
-_EXACT_FORMS = {
-    False: ExactForm(_exact_output_bits, normalize_exact),
-    True: ExactForm(_two_term_output_bits, normalize_two_terms),
-}
+EXACT_FORM = ExactForm(_exact_output_bits, normalize_exact)
+TWO_TERM_FORM = ExactForm(_two_term_output_bits, normalize_two_terms)
+_EXACT_FORMS = {False: EXACT_FORM, True: TWO_TERM_FORM}
 
 
 def exact_form(spec: TosaSpecification) -> ExactForm:
@@ -313,14 +313,16 @@ def _weighted(
     *,
     name: str,
     rows_as: tuple[int, ...] | None = None,
+    form: ExactForm | None = None,
 ) -> tuple[TosaValue, int]:
-    """``w * z / s_out * 2**K`` in int32 and its K, for int8 rows ``x`` in the target's exact form.
+    """``w * z / s_out * 2**K`` in int32 and its K, for int8 rows ``x`` in ``form`` (by default the
+    target's, ``exact_form``).
 
     One positive weight goes into M's gain; other weights (``weights``, laid out as ``weight_shape``
     against the rows seen ``rows_as``) are a MUL of ``v = z * 2**F`` by ``W = w / s_out * 2**H`` with a
     rounding shift (TOSA's int32 MUL takes signed operands)."""
     count = x.shape[1]
-    form = exact_form(ctx.spec)
+    form = form or exact_form(ctx.spec)
     if has_uniform_weight(weight):
         gain = float(weights[0]) / output.scale
         bits = form.output_bits(count, gain, largest_bias)
@@ -351,10 +353,12 @@ def layer_norm_exact(
     shape: tuple[int, ...],
     *,
     name: str,
+    form: ExactForm | None = None,
 ) -> TosaValue:
     """``w * z + b`` onto the output grid for int8 rows ``x`` [rows, N] and [N] weight and bias, as a
     tensor of ``shape`` named ``name``: the layer's own tensor, which arm.report.bisect probes (the
-    int32 value is reshaped, which costs nothing, rather than the result after the RESCALE).
+    int32 value is reshaped, which costs nothing, rather than the result after the RESCALE). ``form``:
+    how v is computed (by default the target's, ``exact_form``).
 
     ``y = (w * z + b) / s_out * 2**K`` in int32, then ``RESCALE(y, 2**-K)`` with the output zero point.
     One positive weight (unit weights included) goes into M's gain; other weights are a MUL of
@@ -366,7 +370,8 @@ def layer_norm_exact(
     bias_steps = None if bias is None or not np.any(bias) else bias.reshape(count) / output.scale
     largest_bias = 0.0 if bias_steps is None else float(np.abs(bias_steps).max())
     ints = Int32Emitter(ctx.graph, f"{name}_affine", rank=2)
-    value, bits = _weighted(ctx, ints, x, weight, weights, eps, output, largest_bias, (1, count), name=name)
+    value, bits = _weighted(ctx, ints, x, weight, weights, eps, output, largest_bias, (1, count), name=name,
+                            form=form)  # fmt: skip
     # The bias is an ADD on y's grid. Without one the U85 still gets an ADD (of zero): Vela folds the
     # RESCALE below into an ADD, not into a MUL (77,656 U85-256 cycles as an operator of its own on a
     # [197, 192] layer norm, against 18,912 for the ADD); on the U55 the two cost the same.
