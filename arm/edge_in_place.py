@@ -109,6 +109,7 @@ _CHECKED_DECOMPOSITIONS = frozenset({
     _aten.scaled_dot_product_attention.default,  # when the partitioner declines it (attention_u85 in flow_test)
     _aten.silu.default,
     _aten.softmax.int,
+    _aten.softplus.default,  # Mamba's time steps (dt = softplus(...))
     _aten.split.Tensor,
     _aten.squeeze.dim,
     _aten.to.device,  # a cast (_to_copy with its dtype); a no-op one is dropped first (_drop_noop_casts)

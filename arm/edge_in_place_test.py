@@ -81,6 +81,13 @@ class _DecoderPieces(torch.nn.Module):
         return (x.to(torch.float32) + table).masked_fill(mask, -1.0) * 2
 
 
+class _TimeSteps(torch.nn.Module):
+    """Mamba's time steps: softplus of a projection (exp, log1p and a where above its threshold)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.softplus(x * 2.0) * x
+
+
 def _signatures(program: torch.export.ExportedProgram) -> list[tuple[str, ...]]:
     def value(node: torch.fx.Node) -> str:
         val = node.meta.get("val")
@@ -104,8 +111,9 @@ def _both_routes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]):
         (_MixedDtypes(), (torch.randn(3), torch.arange(3))),
         (_Upsampled(), (torch.randn(1, 2, 3, 3),)),
         (_DecoderPieces(), (torch.randn(1, 2, 4, 4),)),
+        (_TimeSteps(), (15.0 * torch.randn(2, 5, 8),)),  # both sides of softplus's threshold of 20
     ],
-    ids=["classifier", "attention", "mixed_dtypes", "upsampled", "decoder_pieces"],
+    ids=["classifier", "attention", "mixed_dtypes", "upsampled", "decoder_pieces", "time_steps"],
 )
 def test_edge_graph_equals_to_edges(module, inputs):
     torch.manual_seed(0)

@@ -35,6 +35,20 @@ logger = logging.getLogger(__name__)
 
 _QDQ_ONLY_REASON = "a quantize/dequantize group with nothing for the delegate to compute"
 _INTEGER_RESHAPES_ONLY_REASON = "its partition would only reshape integers, nothing for the NPU to compute"
+_INTEGER_BOOKKEEPING_REASON = (
+    "its partition would only move or compare integers beside the program's real computation, which the CPU "
+    "does for less than a delegate call costs"
+)
+
+# Ops that only move, select or compare elements: a partition of nothing else on integer data is
+# bookkeeping on token ids (BART's decoder ids shifted right on the U55, where the comparison and
+# where between them stay on the CPU: 3,538 U55-128 cycles and a delegate call to move 16 ids, which
+# the CPU copies in a few hundred instructions). Integer arithmetic (cumsum, add, argmax) stays
+# delegated.
+_INTEGER_BOOKKEEPING_OPS = frozenset({
+    "alias_copy", "cat", "clone", "compare", "copy_", "expand", "permute", "repeat", "select",
+    "select_scatter", "slice", "slice_scatter", "squeeze", "to_copy", "unsqueeze", "view", "where",
+})  # fmt: skip
 
 
 # Operators that to_edge decomposes into kept-whole ones (scaled_dot_product_attention into matmuls): the
@@ -114,7 +128,9 @@ class TOSAPartitioner(Partitioner):
         proposer = CapabilityBasedPartitioner(graph_module, _InSet(selected), allows_single_node_partition=True)
         partition_tags: dict[str, DelegationSpec] = {}
         delegated: set[Node] = set()
-        for partition in proposer.propose_partitions():
+        proposals = proposer.propose_partitions()
+        computes_reals = [any(_carries_reals(n) and registry.for_edge_node(n) for n in p.nodes) for p in proposals]
+        for partition, reals in zip(proposals, computes_reals):
             if not any(registry.for_edge_node(node) for node in partition.nodes):
                 # Only q/dq nodes: nothing for the NPU to compute, so they stay on the CPU, like every
                 # node the partitioner leaves there, with their reason.
@@ -128,6 +144,14 @@ class TOSAPartitioner(Partitioner):
                 # call for a reshape would cost more than the reshape.
                 self.rejected += [
                     (node.name, f"{describe(node)}: {_INTEGER_RESHAPES_ONLY_REASON}; it runs on the CPU")
+                    for node in partition.nodes
+                ]
+                continue
+            if not reals and any(computes_reals) and all(_keeps_integer_books(node) for node in partition.nodes):
+                # Only where another partition computes the model: a program of integer data alone (an
+                # integer op's test, a post-processing graph) keeps its one delegate.
+                self.rejected += [
+                    (node.name, f"{describe(node)}: {_INTEGER_BOOKKEEPING_REASON}; it runs on the CPU")
                     for node in partition.nodes
                 ]
                 continue
@@ -309,6 +333,12 @@ def _reshapes_integers(node: Node) -> bool:
     """A view of an integer tensor: moves no value, computes nothing."""
     arm_op = registry.for_edge_node(node)
     return arm_op is not None and arm_op.name == "view" and not _carries_reals(node)
+
+
+def _keeps_integer_books(node: Node) -> bool:
+    """Moves, selects or compares integer (or bool) data: no real, no arithmetic."""
+    arm_op = registry.for_edge_node(node)
+    return arm_op is not None and arm_op.name in _INTEGER_BOOKKEEPING_OPS and not _carries_reals(node)
 
 
 def _carries_reals(node: Node) -> bool:

@@ -75,3 +75,49 @@ def test_a_linear_left_on_the_cpu_is_decomposed_for_its_kernels() -> None:
     targets = {str(node.target) for node in edge.exported_program().graph.nodes if node.op == "call_function"}
     assert not any("linear" in target for target in targets)
     edge.to_executorch()
+
+
+class _ShiftedIds(torch.nn.Module):
+    """Token ids shifted right (BART's decoder ids), their -100s replaced, then (``with_reals``) looked up
+    and projected: the projection reads what the CPU's comparison and where made of the shift."""
+
+    def __init__(self, with_reals: bool) -> None:
+        super().__init__()
+        self.with_reals = with_reals
+        self.embedding = torch.nn.Embedding(64, 8)
+        self.projection = torch.nn.Linear(8, 4)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        shifted = torch.zeros_like(ids)
+        shifted[:, 1:] = ids[:, :-1]
+        padded = torch.where(shifted == -100, 0, shifted)
+        return torch.relu(self.projection(self.embedding(padded))) if self.with_reals else padded
+
+
+def _partition_on_u55(module: torch.nn.Module) -> tuple[TOSAPartitioner, int]:
+    # The U55 has no EQUAL or SELECT: the comparison and where stay on the CPU, after the shift.
+    torch.manual_seed(0)
+    ids = torch.randint(0, 50, (2, 8), dtype=torch.int32)
+    ids[0, 3] = -100
+    inputs = (ids,)
+    spec = TosaCompileSpec("TOSA-1.0+INT+int16+u55")
+    quantizer = TOSAQuantizer(spec).set_global(get_symmetric_quantization_config())
+    prepared = prepare_pt2e(torch.export.export(module.eval(), inputs).module(check_guards=False), quantizer)
+    prepared(*inputs)
+    partitioner = TOSAPartitioner(spec)
+    with collect_artifacts() as artifacts:
+        to_edge_transform_and_lower(torch.export.export(convert_pt2e(prepared), inputs), partitioner=[partitioner])
+    return partitioner, len(artifacts.tosa)
+
+
+def test_integer_bookkeeping_beside_the_model_stays_on_the_cpu() -> None:
+    partitioner, partitions = _partition_on_u55(_ShiftedIds(with_reals=True))
+    assert partitions == 1  # the projection's; the shift's SLICE/CONCAT partition is not worth a call
+    reasons = dict(partitioner.rejected)
+    assert "only move or compare integers" in reasons["aten_slice_scatter_default"]
+
+
+def test_a_program_of_integer_data_alone_keeps_its_delegate() -> None:
+    partitioner, partitions = _partition_on_u55(_ShiftedIds(with_reals=False))
+    assert partitions == 1
+    assert not any("only move or compare integers" in reason for _, reason in partitioner.rejected)

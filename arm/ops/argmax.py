@@ -4,6 +4,12 @@ Quantization keeps order, so the INT lowering takes ARGMAX of the int8 codes: it
 module exactly, ties included (values that differ in float but share an int8 code are equal there too,
 and both TOSA and PyTorch answer the first maximal index). argmax over all dims (dim=None) has a 0-d
 result and stays on the CPU.
+
+Integer data (int32 token ids: CLIP's text pooling picks each row's largest id) has no ARGMAX in TOSA
+1.0 (int8, int16 and float inputs only), so the INT profile computes it from int32 operators it has:
+REDUCE_MAX of the row, EQUAL against it, SELECT of the reversed positions N-i where equal (0
+elsewhere), REDUCE_MAX again (N minus the first maximal index) and a SUB from N. The first maximal
+index, as PyTorch answers ties, exactly.
 """
 
 from __future__ import annotations
@@ -15,13 +21,17 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.axis_reduction import reduce
+from arm.ops.common.elementwise import emit
+from arm.ops.common.integer_arithmetic import integer_data_support
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, in_float_type, random_inputs
-from arm.ops.common.support import describe, first_reason, float_type_reason, rank_reason
+from arm.ops.common.support import describe, dtype_of, first_reason, float_type_reason, rank_reason
 from arm.ops.common.unary import int8_reason
 from arm.quantizer.annotation import annotate, input_spec
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, reshape
+from arm.tosa.cast import cast
+from arm.tosa.graph import TosaValue, int32_elementwise, reshape
 from arm.tosa.quantization import is_dequantize
 from arm.tosa.specification import TosaSpecification
 
@@ -54,7 +64,14 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         return reason
     if dim is None:
         return f"{describe(node)}: argmax over every dim has a 0-d result, which is not lowered; give dim"
+    if _of_integers(x):
+        return first_reason(integer_data_support(node, spec, [x]), rank_reason(node, shape_of(x)))
     return first_reason(input_reason(node, x, spec), rank_reason(node, shape_of(x)))
+
+
+def _of_integers(x: Node) -> bool:
+    """Integer data, not a quantized real: token ids the quantizer left alone."""
+    return dtype_of(x) in (torch.int8, torch.int16, torch.int32) and not is_dequantize(x)
 
 
 def annotate_index_result(node: Node, config: QuantizationConfig) -> None:
@@ -73,9 +90,29 @@ def emit_argmax(ctx: LoweringContext, value: TosaValue, dim: int, *, name: str) 
     return output
 
 
+def first_maximal_index(ctx: LoweringContext, value: TosaValue, dim: int, *, name: str) -> TosaValue:
+    """The int32 index of each first maximum of int32 ``value`` along ``dim`` (kept with size 1), from
+    REDUCE_MAX, EQUAL, SELECT and SUB: TOSA 1.0's ARGMAX takes no int32."""
+    rank, count = value.rank, value.shape[dim]
+    largest = reduce(ctx.graph, ts.Op.REDUCE_MAX, value, dim, name=f"{name}_largest")
+    matches = emit(ctx, ts.Op.EQUAL, ts.TosaSerializerAttribute.EqualAttribute, [value, largest], name=f"{name}_matches", shape=value.shape, dtype=np.dtype(np.bool_))
+    along = [count if axis == dim else 1 for axis in range(rank)]
+    # N - i is largest at the first match, and 0 (below every N - i) where the value is not the maximum.
+    reversed_positions = ctx.graph.add_const(f"{name}_reversed", np.arange(count, 0, -1, dtype=np.int32).reshape(along))
+    nothing = ctx.graph.add_const(f"{name}_nothing", np.zeros((1,) * rank, dtype=np.int32))
+    picked = emit(ctx, ts.Op.SELECT, ts.TosaSerializerAttribute.SelectAttribute, [matches, reversed_positions, nothing], name=f"{name}_picked", shape=value.shape, dtype=np.dtype(np.int32))
+    best = reduce(ctx.graph, ts.Op.REDUCE_MAX, picked, dim, name=f"{name}_best")
+    total = ctx.graph.add_const(f"{name}_count", np.full((1,) * rank, count, dtype=np.int32))
+    return int32_elementwise(ctx.graph, ts.Op.SUB, total, best, name=f"{name}_index")
+
+
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, dim = node.args[:2]
     value = ctx.value(x)
+    if _of_integers(x):
+        value = value if value.dtype == np.dtype(np.int32) else cast(ctx.graph, value, np.dtype(np.int32), name=f"{node.name}_int32")
+        indices = first_maximal_index(ctx, value, dim % value.rank, name=f"{node.name}_argmax")
+        return reshape(ctx.graph, indices, shape_of(node), name=node.name)
     indices = emit_argmax(ctx, value, dim % value.rank, name=f"{node.name}_argmax")
     return indices if indices.shape == shape_of(node) else reshape(ctx.graph, indices, shape_of(node), name=node.name)
 
@@ -100,6 +137,18 @@ def _ties_on_the_grid() -> tuple[torch.Tensor, ...]:
     return (x,)
 
 
+def largest_id(ids: torch.Tensor) -> torch.Tensor:
+    """CLIP text's pooling position: each row's largest token id (int32, as transformers casts it)."""
+    return ids.argmax(dim=-1).to(torch.int32)
+
+
+def _ids_with_tied_maxima() -> tuple[torch.Tensor]:
+    ids = torch.randint(0, 50, (3, 9), generator=torch.Generator().manual_seed(5), dtype=torch.int32)
+    ids[:, 6] = ids.max(dim=1).values  # every row's maximum again, later in the row: the first one wins
+    ids[2, 0] = 60  # and one row whose maximum comes first
+    return (ids,)
+
+
 _U55 = ("u55_INT",)
 
 TEST_CASES = {
@@ -109,6 +158,10 @@ TEST_CASES = {
     # The model casts the indices to int32 itself: the int32 result is the program's output, no cast on
     # the CPU (arm/passes/int64_to_int32.py drops the round trip through int64).
     "as_int32": OpTestCase(FunctionModule(as_int32), random_inputs(3, (2, 5)), cpu_targets=_U55),
+    # int32 data: no ARGMAX takes int32, so REDUCE_MAX, EQUAL, SELECT and SUB (INT profile only).
+    "int32_ids_first_of_ties": OpTestCase(
+        FunctionModule(largest_id), _ids_with_tied_maxima(), cpu_targets=("u55_INT", "tosa_FP", "vgf_FP")
+    ),
     "float16_as_int32": in_float_type(OpTestCase(FunctionModule(as_int32), random_inputs(4, (3, 7))), torch.float16),
 }
 

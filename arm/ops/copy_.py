@@ -3,7 +3,8 @@
 Export makes ``y.copy_(x)`` functional as copy(y, x); functionalization turns an in-place write into a
 view into copy(selected view, src) followed by a scatter (select_scatter, slice_scatter) of the
 result. Either way the copy only broadcasts src; self's values are not read. Quantized, the result
-keeps src's grid. A copy that changes the dtype stays on the CPU. (The file is named for
+keeps src's grid; integer data (int32 ids written into a view: BART's shifted decoder ids) is copied as
+it is, in the INT profile. A copy that changes the dtype stays on the CPU. (The file is named for
 ``Tensor.copy_``: a plain ``copy.py`` would shadow Python's ``copy`` module for scripts run from here.)
 """
 
@@ -17,6 +18,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -33,6 +35,8 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         return f"{describe(node)}: the copied value must be a tensor"
     if dtype_of(src) != dtype_of(target):
         return f"{describe(node)}: copies {dtype_of(src)} into {dtype_of(target)}; a converting copy runs on the CPU"
+    if is_integer_arithmetic(node):
+        return integer_data_support(node, spec)
     return first_reason(profile_reason(node, spec, [src]), rank_reason(node, shape_of(node)))
 
 
@@ -43,7 +47,7 @@ def annotate_copy(node: Node, config: QuantizationConfig) -> None:
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     src = node.args[1]
     value = ctx.value(src)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):  # integer data moves as it is
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     shape = shape_of(node)
     ranked = (1,) * (len(shape) - value.rank) + value.shape

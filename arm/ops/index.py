@@ -2,7 +2,12 @@
 (the tensor viewed as [before, dim, after]); quantized, the output keeps the input's grid.
 
 Several index tensors (``x[i, j]``, pointwise advanced indexing) and bool masks (``x[x > 0]``, whose
-result size depends on the data) have no GATHER form here and stay on the CPU.
+result size depends on the data) have no GATHER form here and stay on the CPU, except one pair: a row
+pick ``x[arange(B), j]`` (CLIP text's pooled state at each row's position ``j``, [B]) is one row of
+each batch, exactly GATHER's [N, K, C] by [N, W] with N = B and W = 1. The support rule sees a
+placeholder [B] first index; the lowering checks it holds 0..B-1 and raises a LoweringError (CPU)
+otherwise. On the U85 the pick is a one-hot MATMUL per batch (common/gather.py ``one_hot_lookup``,
+int8 data), on the U55 it stays on the CPU.
 
 Ethos-U has no GATHER (arm/ops/common/gather.py). There a constant index (reflection and circular
 padding decompose into one, folded before partitioning) becomes one SLICE per run of consecutive
@@ -15,12 +20,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.gather import gather, index_value, indices_reason
+from arm.ops.common.gather import gather, index_value, indices_reason, one_hot_lookup, run_time_one_hot_reason
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
@@ -39,9 +45,36 @@ def indexed_dim(node: Node) -> tuple[int, Node] | None:
     return chosen[0] if len(chosen) == 1 else None
 
 
+def row_pick(node: Node) -> Node | None:
+    """The [B] position index of ``x[arange(B), positions]`` (x of at least two dims, the first index a
+    placeholder of B elements: the lowering checks its values), else None."""
+    indices = list(node.args[1])
+    if len(indices) != 2 or not all(isinstance(index, Node) for index in indices):
+        return None
+    rows, positions = indices
+    batch = shape_of(node.args[0])[0]
+    if rows.op != "placeholder" or shape_of(rows) != (batch,) or shape_of(positions) != (batch,):
+        return None
+    return positions
+
+
+def _row_pick_support(node: Node, positions: Node, spec: TosaSpecification) -> str | None:
+    x = node.args[0]
+    shape = shape_of(x)
+    one_hot = run_time_one_hot_reason(node, x, shape[1], math.prod(shape[2:]), shape[0]) if spec.has("u85") else None
+    return first_reason(
+        indices_reason(node, positions, spec, one_hot_on_u85=True),  # none on the U55; int32 positions
+        one_hot,
+        profile_reason(node, spec, [x]),
+        rank_reason(node, shape),
+    )
+
+
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x = node.args[0]
     chosen = indexed_dim(node)
+    if chosen is None and (positions := row_pick(node)) is not None:
+        return _row_pick_support(node, positions, spec)
     if chosen is None:
         return (
             f"{describe(node)}: {sum(i is not None for i in node.args[1])} index tensors index several dims "
@@ -137,8 +170,32 @@ def annotate_index(node: Node, config: QuantizationConfig) -> None:
     shared_with_input(node, node.args[0], config.activation)
 
 
+def _lower_row_pick(node: Node, ctx: LoweringContext, positions: Node) -> TosaValue:
+    """One row per batch: x [B, K, ...] viewed as a [B, K, C] table, picked at [B, 1] positions."""
+    x, (rows, _) = node.args[0], node.args[1]
+    shape = shape_of(x)
+    if not (ctx.is_constant(rows) and np.array_equal(ctx.constant(rows).numpy().reshape(-1), np.arange(shape[0]))):
+        raise LoweringError(
+            (node.name,),
+            f"{describe(node)}: its first index {rows.name} is not the constant 0..{shape[0] - 1} (only "
+            "x[arange(B), positions], one row per batch, is lowered); it runs on the CPU",
+        )
+    value = ctx.value(x)
+    if ctx.spec.is_int:
+        value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
+    table = reshape(ctx.graph, value, (shape[0], shape[1], math.prod(shape[2:])), name=f"{node.name}_table")
+    picks = reshape(ctx.graph, ctx.value(positions), (shape[0], 1), name=f"{node.name}_positions")
+    if _has_no_gather(ctx.spec):
+        picked = one_hot_lookup(ctx, table, picks, name=f"{node.name}_rows")
+    else:
+        picked = gather(ctx, table, picks, name=f"{node.name}_rows")
+    return reshape(ctx.graph, picked, shape_of(node), name=node.name)
+
+
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x = node.args[0]
+    if indexed_dim(node) is None:
+        return _lower_row_pick(node, ctx, row_pick(node))
     dim, index = indexed_dim(node)
     shape = shape_of(x)
     before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
@@ -178,6 +235,21 @@ def pointwise_pairs(x: torch.Tensor) -> torch.Tensor:
     return x[rows, rows]
 
 
+def row_per_batch(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    return x[torch.arange(x.shape[0]), positions]
+
+
+def pooled_at_largest_id(hidden: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """CLIP text's pooled output: each row's state at the position of its largest id."""
+    return hidden[torch.arange(hidden.shape[0]), ids.argmax(dim=-1)]
+
+
+def _states_and_ids() -> tuple[torch.Tensor, torch.Tensor]:
+    ids = torch.randint(0, 40, (2, 6), generator=torch.Generator().manual_seed(6), dtype=torch.int32)
+    return (random_inputs(5, (2, 6, 8))[0], ids)
+
+
+_GATHER_AND_ONE_HOT = ("tosa_INT", "u85_INT")
 _ETHOS_U = ("u55_INT", "u85_INT")  # no GATHER on the NPU: see arm/ops/common/gather.py
 _EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
 
@@ -194,6 +266,16 @@ TEST_CASES = {
         cpu_targets=_ETHOS_U,
     ),
     # Two index tensors pair up pointwise (x[0, 0], x[2, 2], x[1, 1]): no single GATHER.
+    # x[arange(B), positions]: one row per batch, one GATHER (a one-hot MATMUL on the U85).
+    "row_per_batch": OpTestCase(
+        FunctionModule(row_per_batch), (random_inputs(7, (3, 5, 4))[0], torch.tensor([4, 0, 2], dtype=torch.int32)),
+        cpu_targets=("u55_INT",),
+    ),
+    # CLIP text's pooling: the positions are argmax of int32 ids, in the same partition (argmax's int32
+    # path, INT profile only; on a float target the CPU's argmax would feed the delegate, which this
+    # harness cannot run on its own). TOSA INT and the U85 only: VGF INT lowers tosa_INT's graph, and
+    # the U55 keeps both ops on the CPU by rules the other cases check.
+    "row_per_batch_at_argmax": OpTestCase(FunctionModule(pooled_at_largest_id), _states_and_ids(), targets=_GATHER_AND_ONE_HOT),
     "two_index_tensors": OpTestCase(FunctionModule(pointwise_pairs), random_inputs(2, (3, 3, 4)), cpu_targets=_EVERY_TARGET),
 }
 

@@ -1,4 +1,7 @@
-"""aten.select_copy (x[..., i, ...]) -> TOSA SLICE of one index, RESHAPE dropping that dim."""
+"""aten.select_copy (x[..., i, ...]) -> TOSA SLICE of one index, RESHAPE dropping that dim.
+
+Integer data (int32 ids: BART's first decoder column) is selected as it is, in the INT profile.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from torch.fx import Node
 
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.support import first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -18,7 +22,8 @@ from arm.tosa.specification import TosaSpecification
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
-    return first_reason(profile_reason(node, spec, [node.args[0]]), rank_reason(node, shape_of(node.args[0])))
+    data = integer_data_support(node, spec) if is_integer_arithmetic(node) else profile_reason(node, spec, [node.args[0]])
+    return first_reason(data, rank_reason(node, shape_of(node.args[0])))
 
 
 def annotate_select(node: Node, config: QuantizationConfig) -> None:
@@ -31,7 +36,7 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     dim %= len(shape)
     index %= shape[dim]
     value = ctx.value(x)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and not is_integer_arithmetic(node):  # integer data moves as it is
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     begin = [index if axis == dim else 0 for axis in range(len(shape))]
     size = [1 if axis == dim else extent for axis, extent in enumerate(shape)]

@@ -1,6 +1,8 @@
 """aten.where.self -> TOSA SELECT; in INT both choices are first moved onto the output grid.
 
-Ethos-U55/U65 have no SELECT: there where stays on the CPU (and so do the comparisons feeding it).
+Integer choices (int32 ids: BART's ``masked_fill(ids == -100, pad)`` on its shifted decoder ids) are
+selected as they are, in the INT profile. Ethos-U55/U65 have no SELECT: there where stays on the CPU
+(and so do the comparisons feeding it).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from arm.ops.compare import away_from
 from arm.ops.common.elementwise import emit
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.integer_arithmetic import integer_data_support
 from arm.ops.common.support import describe, dtype_of, first_reason, profile_reason, rank_reason
 from arm.quantizer.annotation import annotate_with_fused_activation
 from arm.quantizer.quantization_config import QuantizationConfig
@@ -31,9 +34,17 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         return f"{describe(node)}: both choices must be tensors"
     return first_reason(
         None if dtype_of(condition) == torch.bool else f"{describe(node)}: condition {condition.name} is not bool",
-        profile_reason(node, spec, choices),
+        integer_data_support(node, spec, [*choices, node]) if _selects_integers(node) else profile_reason(node, spec, choices),
         rank_reason(node, shape_of(node)),
     )
+
+
+def _selects_integers(node: Node) -> bool:
+    """Integer choices and result: data the quantizer leaves alone, selected as it is."""
+    return all(dtype_of(tensor) in _INTEGERS for tensor in [*node.args[1:3], node] if isinstance(tensor, Node))
+
+
+_INTEGERS = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 
 
 def annotate_where(node: Node, config: QuantizationConfig) -> None:
@@ -45,7 +56,7 @@ def annotate_where(node: Node, config: QuantizationConfig) -> None:
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     condition, *choices = node.args[:3]
     rank = len(shape_of(node))
-    output = None if ctx.spec.is_fp else ctx.output_qparams(node)
+    output = None if ctx.spec.is_fp or _selects_integers(node) else ctx.output_qparams(node)
     if output is None:
         values = [ctx.value(choice, rank=rank) for choice in choices]
     else:

@@ -122,12 +122,12 @@ def one_hot_reason(node: Node, table: Node, indices: Node) -> str | None:
 
 
 def _one_hot(ctx: LoweringContext, ids: TosaValue, rows: int, *, name: str) -> TosaValue:
-    """The int8 [1, W, rows] matrix of ``ids`` ([1, W] int32): 1 where the column is the id, else 0
+    """The int8 [N, W, rows] matrix of ``ids`` ([N, W] int32): 1 where the column is the id, else 0
     (EQUAL against 0..rows-1, then CAST of the bool)."""
-    count = ids.shape[1]
-    column = reshape(ctx.graph, ids, (1, count, 1), name=f"{name}_ids")
+    batch, count = ids.shape
+    column = reshape(ctx.graph, ids, (batch, count, 1), name=f"{name}_ids")
     positions = ctx.graph.add_const(f"{name}_positions", np.arange(rows, dtype=np.int32).reshape(1, 1, rows))
-    matches = ctx.graph.add_tensor(f"{name}_matches", (1, count, rows), np.dtype(np.bool_))
+    matches = ctx.graph.add_tensor(f"{name}_matches", (batch, count, rows), np.dtype(np.bool_))
     attribute = ts.TosaSerializerAttribute()
     attribute.EqualAttribute()
     ctx.graph.add_op(ts.Op.EQUAL, [column, positions], [matches], attribute)
@@ -196,17 +196,19 @@ def element_type(data: Node) -> torch.dtype | None:
 
 
 def one_hot_matmul_rows(ctx: LoweringContext, table: TosaValue, positions: TosaValue, *, name: str) -> TosaValue:
-    """The rows of int8 ``table`` [N, K, C] at run-time ``positions`` ([1, W] int32, shared by every n) as
-    an int32 [N, W, C]: each element the picked code minus the table's zero point, exactly (one term of
-    each sum is nonzero). EQUAL against 0..K-1, CAST of the bool to int8, MATMUL."""
+    """The rows of int8 ``table`` [N, K, C] at run-time ``positions`` ([1, W] int32, shared by every n, or
+    [N, W], one row of positions per n) as an int32 [N, W, C]: each element the picked code minus the
+    table's zero point, exactly (one term of each sum is nonzero). EQUAL against 0..K-1, CAST of the bool
+    to int8, MATMUL."""
     batch, rows, _ = table.shape
     one_hot = _one_hot(ctx, positions, rows, name=name).with_qparams(ONE_HOT_GRID)
-    one_hot = tile_batch(ctx.graph, one_hot, batch, name=f"{name}_one_hot_tiled")
+    if one_hot.shape[0] == 1:
+        one_hot = tile_batch(ctx.graph, one_hot, batch, name=f"{name}_one_hot_tiled")
     return int8_matmul(ctx.graph, one_hot, table, name=f"{name}_picked")
 
 
 def one_hot_lookup(ctx: LoweringContext, table: TosaValue, positions: TosaValue, *, name: str) -> TosaValue:
-    """``one_hot_matmul_rows`` back on ``table``'s own int8 grid (quantized data), or as int8 integers
+    """``one_hot_matmul_rows`` (positions [1, W] or [N, W]) back on ``table``'s own int8 grid (quantized data), or as int8 integers
     (``table`` without a grid: integer data, its codes moved as they are)."""
     qparams = table.qparams
     if qparams is None:

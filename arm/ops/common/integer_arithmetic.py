@@ -98,12 +98,16 @@ def moved_data_support(node: Node, spec: TosaSpecification) -> str | None:
     return integer_data_support(node, spec)
 
 
-def integer_data_support(node: Node, spec: TosaSpecification) -> str | None:
-    """For ops that only move integer elements: int8, int16 or int32 throughout, in the INT profile."""
+def integer_data_support(node: Node, spec: TosaSpecification, tensors: list[Node] | None = None) -> str | None:
+    """For ops that only move integer elements: int8, int16 or int32 throughout, in the INT profile.
+
+    ``tensors`` (default: every tensor operand and the result) are the ones that carry the data; a
+    ``where``'s bool condition is not among them."""
     if spec.is_fp:
         return f"{describe(node)}: {dtype_of(node)} data; {spec} moves float tensors only (TOSA moves integers in the INT profile)"
     movable = (torch.int8, torch.int16, torch.int32)
-    other = [f"{tensor.name} is {dtype_of(tensor)}" for tensor in _tensors(node) if dtype_of(tensor) not in movable]
+    tensors = _tensors(node) if tensors is None else tensors
+    other = [f"{tensor.name} is {dtype_of(tensor)}" for tensor in tensors if dtype_of(tensor) not in movable]
     if other:
         return f"{describe(node)}: {', '.join(other)}; integer data moves as int8, int16 or int32 only"
     return rank_reason(node, shape_of(node))
