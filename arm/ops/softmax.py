@@ -54,7 +54,12 @@ session 9"). Along an outer axis the exact E's sums are halving ADDs of windows
 (``_outer_axis_sum``): Vela transposes a tensor to reduce an outer axis, at 866k of 971k U85-256
 cycles for yolov8n's [1, 16, 4, 525] DFL softmax (114k with the ADDs; the 14-bit form's 474k). The
 U55/U65 keep the 14-bit E: Vela 5.2.0 runs an int16 TABLE there as three 8-bit lookups (1.3M -> 2.3M
-U55-128 cycles).
+U55-128 cycles). On the TOSA and VGF targets a second pair TABLE on the same index gives E's residual
+below its unit (8 more bits), its row sum L corrects R per row (``R * (1 - L / S)``) and a second MUL adds
+the residual's share, so that a probability rounds as the quantized model's float does unless it lies
+within about 1e-7 of a step of a half step (E alone: 4e-6 on average, up to 3e-5 on peaked rows; it
+put one of Conformer's 16,384 probabilities a step off). The U85 goes without it: 22.5k U85-256 cycles
+on a [1, 4, 40, 40] softmax (``has_exp_residual``; bench/README.md "Layer norm and softmax ties, session 10").
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too

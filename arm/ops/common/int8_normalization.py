@@ -27,8 +27,13 @@ Two forms of step 3:
   full-size int32 MUL and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles. On the U55 that MUL costs
   56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
   (``normalize_two_terms``, chosen by ``exact_form``). What it still
-  rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
-  is a few input steps (their T is a few hundred units).
+  rounds: ``T >> s`` (s = 2 for N = 192), which matters only on rows whose spread is a few input
+  steps (their T is a few hundred units). eps keeps 31 bits below a unit of ``T >> s``
+  (normalize_even's fraction, three per-row operators, 48 U85-256 cycles on a [32, 64] layer norm):
+  rounded to a whole unit it moved z by up to 0.5 / T relatively, 1.5e-6 of an output step on one of
+  Conformer's layer-norm outputs that lay 8.8e-7 of a step from a half step (bench/README.md "Layer
+  norm and softmax ties, session 10"). The U55's two-term form keeps eps rounded to a unit: its terms
+  round 13-16 bits below a step, far coarser.
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
   ``u = z * 2**F`` narrowed to int16, whose transposes cost half of int32 ones, then
   ``scale_and_shift``: a 1x1 DEPTHWISE_CONV2D of the weights' signs with each weight's magnitude in its
