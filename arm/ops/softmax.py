@@ -406,9 +406,10 @@ class ExactExponentials:
 
 
 def has_exp_residual(spec: TosaSpecification) -> bool:
-    """Whether the exact E carries its residual on ``spec``'s target: every target but an Ethos-U's.
+    """Whether the exact E carries its residual on ``spec``'s target: every target but the Ethos-U85 (the
+    U55/U65 take the 14-bit E, not the exact one).
 
-    On the U85-256 the residual's int16 TABLE, its REDUCE_SUM and its MUL cost 15,000 cycles on a
+    On the U85-256 the residual's int16 TABLE, its REDUCE_SUM and its MUL cost 22,542 cycles on a
     [1, 4, 40, 40] softmax (29,321 -> 51,863), which took mha_sequence from 78,671 to 101,285 cycles,
     above the peer's 90,388: there E keeps its 22 bits alone, and a probability within about 4e-6 of a
     step of a half step (1e-5 on peaked rows) may round the other way than the quantized model's.
