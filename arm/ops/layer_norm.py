@@ -245,6 +245,19 @@ def _offset(seed: int, offset: float, scale: float, *shapes: tuple[int, ...]) ->
     return tuple(offset + scale * tensor for tensor in random_inputs(seed, *shapes))
 
 
+# The eps_fraction case's input step: its calibration row spans [-128, 127] steps of it exactly (zero
+# point 0), so every input is on the grid and only the output rounds.
+_EPS_CASE_STEP = 2.0**-5
+
+
+def _steps_on_grid(seed: int, rows: int, width: int, spread: int) -> torch.Tensor:
+    """Rows of whole input steps (_EPS_CASE_STEP) within +-``spread`` of a per-row offset."""
+    generator = torch.Generator().manual_seed(seed)
+    offsets = torch.randint(-60, 60, (rows, 1), generator=generator)
+    steps = offsets + torch.randint(-spread, spread + 1, (rows, width), generator=generator)
+    return steps.float() * _EPS_CASE_STEP
+
+
 TEST_CASES = {
     "tokens": OpTestCase(seeded(0, _LayerNorm, (64,)), random_inputs(0, (1, 10, 64))),
     "vit_width": OpTestCase(seeded(1, _LayerNorm, (192,)), random_inputs(1, (1, 17, 192))),
@@ -271,6 +284,16 @@ TEST_CASES = {
     # ADD on the int32 grid (the exact form on every target, the U55 too).
     "uniform_weight_bias": OpTestCase(
         seeded(9, _UniformLayerNorm, 40), random_inputs(9, (2, 6, 40)), differing_from_quantized=0.0
+    ),
+    # eps of 10.5 units of the integer variance T = N * sum((x - mean)**2) (in input steps; N = 8) on
+    # rows a few steps wide (T of 50-200): rounding eps to a whole unit moved z by 0.1-0.5% and put 8
+    # of these 64 outputs a step off the quantized module; its fraction (normalize_even's) leaves none.
+    "eps_fraction": OpTestCase(
+        seeded(10, torch.nn.LayerNorm, (8,), elementwise_affine=False, eps=10.5 * _EPS_CASE_STEP**2 / 8**2),
+        (_steps_on_grid(10, 8, 8, 3),),
+        calibration=[(torch.tensor([[-128.0, 127.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]) * _EPS_CASE_STEP,)],
+        differing_from_quantized=0.0,
+        targets=("tosa_INT", "vgf_INT", "u85_INT"),
     ),
     # int16 activations (arm.ops.common.int16_normalization); no int16 on TOSA-1.0+INT (TOSA, VGF). Rows
     # of small spread far from zero and a constant row test the per-row range shift and eps; the

@@ -57,6 +57,13 @@ U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponen
 runs an int16 TABLE there as three 8-bit lookups (a [1, 3, 197, 197] softmax 1.13M -> 2.07M U55-128
 cycles); with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in
 float64 (bench/README.md "deit_tiny on the U55, session 10"). Shorter rows keep the 14-bit E there.
+On the TOSA and VGF targets a second pair TABLE on the same index gives E's residual
+below its unit (8 more bits), its row sum L corrects R per row (``R * (1 - L / S)``) and a second MUL adds
+the residual's share, so that a probability rounds as the quantized model's float does unless it lies
+within about 1e-7 of a step of a half step (E alone: 4e-6 on average, up to 3e-5 on peaked rows; it
+put one of Conformer's 16,384 probabilities a step off). The Ethos-U targets go without it: 22.5k
+U85-256 cycles on a [1, 4, 40, 40] softmax (``has_exp_residual``; bench/README.md "Layer norm and softmax
+ties, session 10"), and on the U55 one more int16 TABLE is three 8-bit lookups.
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -332,8 +339,13 @@ def _lower_int(
     name: str, ctx: LoweringContext, x: TosaValue, axis: int, output: QParams, *, hidden: np.ndarray | None = None
 ) -> TosaValue:
     ints = Int32Emitter(ctx.graph, name, x.rank)
+    # The exact E (a 22-bit int16 TABLE read) everywhere but on the U55/U65's short rows
+    # (takes_exact_exponentials): Vela 5.2.0 runs an int16 TABLE there as three int8 lookups. On the U85
+    # Vela runs the index arithmetic as an int32 SUB that looks its result up in the table with int32
+    # results (LUT_S16_S32, which runtime/npu_model runs).
     if hidden is None and x.dtype == np.int8 and takes_exact_exponentials(x.shape[axis], ctx.spec):
-        return _exact_quotient(name, ctx, ints, _exact_exponentials(ints, x, axis), output)
+        exponentials = _exact_exponentials(ints, x, axis, residual=has_exp_residual(ctx.spec))
+        return _exact_quotient(name, ctx, ints, exponentials, output)
     int32_inverse = x.shape[axis] >= (INT32_INVERSE_MIN_KEYS if hidden is not None else UNMASKED_INT32_INVERSE_MIN_KEYS)
     exponentials = shifted_exponentials(ints, x, axis, ctx.spec, hidden=hidden, wide=int32_inverse)
     if not int32_inverse:
@@ -375,6 +387,8 @@ _EXACT_EXP_LIMIT = _PAIR_WEIGHT * ((1 << 15) - 1 - _PAIR_WEIGHT // 2)
 # negative; the quotient E * R is shifted right by at most 31 (Vela: see _MAX_MUL_SHIFT) and kept below 2**30.
 _RECIPROCAL_SHIFT_BASE = 31 + RECIPROCAL_FRACTION_BITS
 _QUOTIENT_BITS = 30
+# R < 2**29 (see _exact_quotient): R**2 shifted right by 28 stays below 2**30.
+_INVERSE_SQUARE_SHIFT = 28
 
 
 def exact_exp_full_scale(keys: int) -> int:
@@ -393,13 +407,70 @@ def _pair_entries(values: np.ndarray) -> np.ndarray:
     return entries.astype(np.int16)
 
 
-def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedExponentials:
+# E's residual below its unit, in units of 2**-_RESIDUAL_BITS: a second pair TABLE on the same index.
+# R's correction and the residual's product keep their MUL shifts within 31 (see _exact_quotient).
+_RESIDUAL_BITS = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactExponentials:
+    """The exact E of int8 rows along the reduced axis, with the part of ``F * exp`` below E's unit.
+
+    ``exp``: ``E = round(F * exp(scale * d))`` (int32, up to 22 bits); ``residual``:
+    ``round((F * exp(scale * d) - E) * 2**_RESIDUAL_BITS)`` (int32, within +-2**(_RESIDUAL_BITS - 1));
+    ``total`` and ``residual_total``: their sums S and L along the axis. The Ethos-U85 goes without the
+    residual (None, see has_exp_residual).
+    """
+
+    exp: TosaValue
+    residual: TosaValue | None
+    total: TosaValue
+    residual_total: TosaValue | None
+
+
+def has_exp_residual(spec: TosaSpecification) -> bool:
+    """Whether the exact E carries its residual on ``spec``'s target: the TOSA and VGF targets, not the
+    Ethos-U ones (on the U55/U65 the long rows that take the exact E would pay one more int16 TABLE,
+    three 8-bit lookups there; deit_tiny 224 equals its quantized model without it).
+
+    On the U85-256 the residual's int16 TABLE, its REDUCE_SUM and its MUL cost 22,542 cycles on a
+    [1, 4, 40, 40] softmax (29,321 -> 51,863), which took mha_sequence from 78,671 to 101,285 cycles,
+    above the peer's 90,388: there E keeps its 22 bits alone, and a probability within about 4e-6 of a
+    step of a half step (1e-5 on peaked rows) may round the other way than the quantized model's.
+    """
+    return not (spec.has("u85") or spec.has("u55"))
+
+
+def _pair_table(ints: Int32Emitter, index: TosaValue, values: np.ndarray, what: str) -> TosaValue:
+    """``values[k]`` (int32) at the pair index of difference k - 255 (see _PAIR_WEIGHT)."""
+    graph = ints.graph
+    looked_up = graph.add_tensor(f"{ints.prefix}_{what}", index.shape, np.dtype(np.int32))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.TableAttribute()
+    graph.add_op(ts.Op.TABLE, [index, graph.add_const(f"{ints.prefix}_{what}_entries", _pair_entries(values))],
+                 [looked_up], attribute, elementwise_unary=True)  # fmt: skip
+    return looked_up
+
+
+def _axis_sum(ints: Int32Emitter, value: TosaValue, axis: int, what: str) -> TosaValue:
+    """The sum of int32 ``value`` along ``axis``, keeping it: halving ADDs along an outer axis."""
+    if axis != value.rank - 1:
+        return _outer_axis_sum(ints, value, axis, what)
+    return reduce(ints.graph, ts.Op.REDUCE_SUM, value, axis, name=f"{ints.prefix}_{what}")
+
+
+def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, *, residual: bool) -> ExactExponentials:
     """Steps 1-4 for int8 rows without a mask, with ``E = round(F * exp(scale * d))`` as an int32 of up to
-    22 bits (F = exact_exp_full_scale) from one int16 TABLE (see _PAIR_WEIGHT), on every target.
+    22 bits (F = exact_exp_full_scale) from one int16 TABLE (see _PAIR_WEIGHT), on every target, and
+    the residual ``F * exp(scale * d) - E`` on a grid 2**-_RESIDUAL_BITS finer from a second one.
 
     The 14-bit E of ``shifted_exponentials`` (log_softmax's) rounds each exponential by up to 1/32768 of
     the largest one, which put 0.06% of the probabilities of 197-key rows and 0.1-0.3% of 16-17-key
-    rows a step off the quantized torch model; 22 bits leave 1/8 million.
+    rows a step off the quantized torch model; 22 bits leave 1/8 million. That still moved a probability
+    by 0.5 / S of its value's scale (up to 3e-5 of an output step on a peaked row, 4e-6 on average on
+    Conformer's 32-key rows), and Conformer has a probability 3.3e-7 of a step below a half step that E
+    alone rounded up; with the residual the average is 1e-7 and the largest 1e-6 (numpy model of the
+    integer arithmetic, 32-key rows of scores 0.03-0.13 apart), R's own rounding the largest part left.
     """
     graph = ints.graph
     keys = x.shape[axis]
@@ -411,19 +482,17 @@ def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int) -> ShiftedE
     steps = ints.sub(scaled_x, row_offset, "exp_steps")
     index = rescale(graph, steps, name=f"{ints.prefix}_exp_index", scales=[1.0], output_dtype=np.dtype(np.int16),
                     input_zp=0, output_zp=0)  # fmt: skip
-    values = np.round(exact_exp_full_scale(keys) * np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64)))
-    exp = graph.add_tensor(f"{ints.prefix}_exp", x.shape, np.dtype(np.int32))
-    attribute = ts.TosaSerializerAttribute()
-    attribute.TableAttribute()
-    graph.add_op(ts.Op.TABLE, [index, graph.add_const(f"{ints.prefix}_exp_entries", _pair_entries(values))], [exp],
-                 attribute, elementwise_unary=True)  # fmt: skip
-    total = _outer_axis_sum(ints, exp, axis) if axis != x.rank - 1 else None
-    if total is None:
-        total = reduce(graph, ts.Op.REDUCE_SUM, exp, axis, name=f"{ints.prefix}_sum")
-    return ShiftedExponentials(steps, exp, total)
+    values = exact_exp_full_scale(keys) * np.exp(x.qparams.scale * np.arange(-255, 1, dtype=np.float64))
+    rounded = np.round(values)
+    exp = _pair_table(ints, index, rounded, "exp")
+    total = _axis_sum(ints, exp, axis, "sum")
+    if not residual:
+        return ExactExponentials(exp, None, total, None)
+    below_unit = _pair_table(ints, index, np.round((values - rounded) * 2.0**_RESIDUAL_BITS), "exp_residual")
+    return ExactExponentials(exp, below_unit, total, _axis_sum(ints, below_unit, axis, "residual_sum"))
 
 
-def _outer_axis_sum(ints: Int32Emitter, exp: TosaValue, axis: int) -> TosaValue:
+def _outer_axis_sum(ints: Int32Emitter, exp: TosaValue, axis: int, what: str) -> TosaValue:
     """The sum of int32 ``exp`` along an outer ``axis`` as ADDs of its halves (windows of one tensor).
 
     Vela 5.2.0 reduces an outer axis by transposing the whole tensor first, at its full width: yolov8n's
@@ -435,33 +504,49 @@ def _outer_axis_sum(ints: Int32Emitter, exp: TosaValue, axis: int) -> TosaValue:
         size = value.shape[axis]
         half = size // 2
 
-        def window(start: int, length: int, what: str) -> TosaValue:
+        def window(start: int, length: int, part: str) -> TosaValue:
             begin = [0] * value.rank
             begin[axis] = start
             shape = list(value.shape)
             shape[axis] = length
-            return slice_tensor(ints.graph, value, begin, shape, name=f"{ints.prefix}_sum{index}_{what}")
+            return slice_tensor(ints.graph, value, begin, shape, name=f"{ints.prefix}_{what}{index}_{part}")
 
-        summed = ints.add(window(0, half, "low"), window(size - half, half, "high"), f"sum{index}")
+        summed = ints.add(window(0, half, "low"), window(size - half, half, "high"), f"{what}{index}")
         if size % 2:
-            summed = concat(ints.graph, [summed, window(half, 1, "middle")], axis, name=f"{ints.prefix}_sum{index}_odd")
+            summed = concat(ints.graph, [summed, window(half, 1, "middle")], axis,
+                            name=f"{ints.prefix}_{what}{index}_odd")  # fmt: skip
         value, index = summed, index + 1
     return value
 
 
 def _exact_quotient(
-    name: str, ctx: LoweringContext, ints: Int32Emitter, exponentials: ShiftedExponentials, output: QParams
+    name: str, ctx: LoweringContext, ints: Int32Emitter, exponentials: ExactExponentials, output: QParams
 ) -> TosaValue:
-    """``E / S`` onto the output grid from ``R = round(2**K / S)`` (int32, three Newton steps): one int32
-    MUL gives ``q = E * R / 2**t``, ``E / S`` with 20+ bits below an output step, and an ADD of zero
-    carries the RESCALE onto the output grid (Vela folds it into an ADD, not into a MUL)."""
+    """``(E + e) / (S + L)`` onto the output grid, e the residual and L its sum (in E's units), from
+    ``R = round(2**K / S)`` (int32, three Newton steps) corrected per row to ``R' = R * (1 - L / S)``:
+    ``q = E * R' / 2**t + e * R' / 2**(t + k)`` (two int32 MULs), ``(E + e) / (S + L)`` with 20+ bits
+    below an output step, and the ADD of the two carries the RESCALE onto the output grid (Vela folds
+    it into an ADD, not into a MUL). ``1 / (1 + L / S)`` is ``1 - L / S`` within ``(L / S)**2``, below
+    ``(N / 2F)**2`` (2e-10 on a 197-key row)."""
     full_scale = exact_exp_full_scale(math.prod(exponentials.exp.shape) // math.prod(exponentials.total.shape))
-    # normalize's shift of S >= full_scale is at most 31 - bit_length(full_scale).
+    # normalize's shift of S >= full_scale is at most 31 - bit_length(full_scale), so R = 2**K / S < 2**29.
     fraction_bits = _RECIPROCAL_SHIFT_BASE - (32 - full_scale.bit_length() - 1)
     inverse = row_inverse(ints, exponentials.total, fraction_bits, steps=RECIPROCAL_STEPS)
-    quotient_shift = min(_MAX_MUL_SHIFT, max(0, fraction_bits - _QUOTIENT_BITS))
-    quotient = ints.mul(exponentials.exp, inverse, "quotient", shift=quotient_shift)
-    carried = ints.add(quotient, ints.constant(0, "zero"), "quotient_carried")
+    quotient_shift = min(_MAX_MUL_SHIFT - _RESIDUAL_BITS, max(0, fraction_bits - _QUOTIENT_BITS))
+    if exponentials.residual is None:
+        quotient = ints.mul(exponentials.exp, inverse, "quotient", shift=quotient_shift)
+        carried = ints.add(quotient, ints.constant(0, "zero"), "quotient_carried")
+    else:
+        # R * L / (2**k * S) = L * R**2 / 2**(k + K): R**2 / 2**_INVERSE_SQUARE_SHIFT stays below 2**30,
+        # and the second MUL's shift k + K - 28 = k + bit_length(F) is at most 30.
+        square = ints.mul(inverse, inverse, "inverse_square", shift=_INVERSE_SQUARE_SHIFT)
+        correction = ints.mul(exponentials.residual_total, square, "inverse_correction",
+                              shift=_RESIDUAL_BITS + fraction_bits - _INVERSE_SQUARE_SHIFT)  # fmt: skip
+        corrected = ints.sub(inverse, correction, "inverse_corrected")
+        quotient = ints.mul(exponentials.exp, corrected, "quotient", shift=quotient_shift)
+        below_unit = ints.mul(exponentials.residual, corrected, "residual_quotient",
+                              shift=quotient_shift + _RESIDUAL_BITS)  # fmt: skip
+        carried = ints.add(quotient, below_unit, "quotient_carried")
     scale = 2.0 ** (quotient_shift - fraction_bits) / output.scale
     return rescale(ctx.graph, carried, name=name, scales=[scale], output_dtype=output.dtype, input_zp=0,
                    output_zp=output.zero_point, output_qparams=output)  # fmt: skip
@@ -556,6 +641,26 @@ def _scaled(seed: int, scale: float, *shapes: tuple[int, ...]) -> tuple[torch.Te
     return tuple(scale * tensor for tensor in random_inputs(seed, *shapes))
 
 
+# The near_half_steps case's input step: its calibration row spans [-128, 127] steps exactly (zero point
+# 0), so the rows below are their own int8 codes.
+_CODES_STEP = 2.0**-5
+# Rows (int8 codes) with one probability 6e-6 to 3e-5 of an output step from a half step (the key named
+# last), found by a numpy model of the integer arithmetic among 1.6M probabilities of random rows: E
+# alone rounds each to the other side; with E's residual each rounds as the exact value does. Each
+# lies farther from the half step than float32's own error (about 6e-8 of the value: a fifth row, at
+# 126.5000058 steps, the float32 quantized module itself rounds down).
+_NEAR_HALF_STEP_ROWS = (
+    ([75, 127, 48, -11, 85, 75, 41, 102], 3),
+    ([-63, -67, -86, 34, 123, 54, 61, -98], 4),
+    ([-92, -26, 7, -10, -99, 104, -38, -42], 0),
+    ([-17, -4, 126, 100, -31, -119, -115, -61], 7),
+)
+
+
+def _near_half_step_inputs() -> tuple[torch.Tensor, ...]:
+    return (torch.tensor([codes for codes, _ in _NEAR_HALF_STEP_ROWS], dtype=torch.float32) * _CODES_STEP,)
+
+
 TEST_CASES = {
     "logits": OpTestCase(FunctionModule(softmax_last), random_inputs(0, (2, 10))),
     "rank4_last": OpTestCase(FunctionModule(softmax_last), random_inputs(1, (1, 4, 8, 16))),
@@ -598,6 +703,14 @@ TEST_CASES = {
     "short_rows_exact": OpTestCase(
         FunctionModule(softmax_channels), _scaled(16, 2.5, (1, 16, 4, 32)), differing_from_quantized=0.0,
         targets=("tosa_INT", "vgf_INT", "u85_INT"),
+    ),
+    # Four probabilities 6e-6 to 3e-5 of a step from a half step (float32's own error is below 1e-6 here):
+    # the exact E rounded each the other way (_exact_exponentials); E's residual rounds them right. The
+    # U85 goes without the residual (has_exp_residual).
+    "near_half_steps": OpTestCase(
+        FunctionModule(softmax_last), _near_half_step_inputs(),
+        calibration=[(torch.tensor([[-128.0, 127.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]) * _CODES_STEP,)],
+        differing_from_quantized=0.0, targets=("tosa_INT", "vgf_INT"),
     ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
     # ~0.06) moves such outputs by ~2 steps, the bound against the float module.

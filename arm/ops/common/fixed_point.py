@@ -244,15 +244,36 @@ class EvenNormalized:
     half_shift: TosaValue
 
 
-def normalize_even(emitter: Int32Emitter, value: TosaValue) -> EvenNormalized:
+# ``normalize_even``'s fraction is a Q31 constant: the MUL that scales it by the row's shift keeps the
+# int32 MUL's largest single-rounding shift (see int8_normalization's _MAX_MUL_SHIFT).
+FRACTION_BITS = 31
+
+
+def normalize_even(emitter: Int32Emitter, value: TosaValue, *, fraction: int = 0) -> EvenNormalized:
     """Like ``normalize``, but shifting by an even amount: 2 * ceil(s / 2) - 2 for the odd-or-even s
-    that ``normalize`` would use (s >= 2 because value < 2**29)."""
+    that ``normalize`` would use (s >= 2 because value < 2**29).
+
+    ``fraction`` (a Q31 constant in [0, 2**31)) is added to ``value`` below its integer unit: the
+    mantissa is ``value << shift`` plus ``round(fraction * 2**(shift - 31))``, three per-row operators.
+    The shift comes from ``value`` alone, and ``value << shift`` is a multiple of ``2**shift`` below
+    2**31, so the fraction keeps the mantissa below 2**31 (and, being positive, above 2**28). A
+    layer norm's eps in units of its integer variance is such a fraction: rounding it to a whole unit
+    moved a normalized value by up to 1.5e-6 of an output step, enough to round it the other way
+    than the quantized model's float at one of Conformer's 8,192 layer-norm outputs.
+    """
     leading_zeros = emitter.leading_zeros(value, "clz")
     shift = emitter.sub(leading_zeros, emitter.constant(1, "sign_bit"), "normalize_shift")
     half_shift = emitter.shift_right_rounding_by(shift, 1, "half_shift")  # ceil(shift / 2)
     doubled = emitter.add(half_shift, half_shift, "doubled_half_shift")
     even_shift = emitter.sub(doubled, emitter.constant(2, "two"), "even_shift")
-    return EvenNormalized(emitter.shift_left(value, even_shift, "even_normalized"), half_shift)
+    mantissa = emitter.shift_left(value, even_shift, "even_normalized")
+    if fraction:
+        if not 0 < fraction < 1 << FRACTION_BITS:
+            raise ValueError(f"{emitter.prefix}: normalize_even's fraction {fraction} is not a Q31 value in [0, 1)")
+        scale = emitter.shift_left(emitter.constant(1, "one"), even_shift, "shift_scale")
+        below_unit = emitter.mul(emitter.constant(fraction, "fraction"), scale, "fraction_scaled", shift=FRACTION_BITS)
+        mantissa = emitter.add(mantissa, below_unit, "even_normalized_fraction")
+    return EvenNormalized(mantissa, half_shift)
 
 
 def reciprocal_sqrt(emitter: Int32Emitter, mantissa: TosaValue) -> TosaValue:

@@ -28,8 +28,13 @@ Two forms of step 3:
   56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
   (``normalize_two_terms``, chosen by ``exact_form``) for group_norm and for layer norms of fewer than
   128 elements a row (layer_norm's ``exact_form_of_rows``). What it still
-  rounds: ``T >> s`` (s = 2 for N = 192) and eps on that grid, which matters only on rows whose spread
-  is a few input steps (their T is a few hundred units).
+  rounds: ``T >> s`` (s = 2 for N = 192), which matters only on rows whose spread is a few input
+  steps (their T is a few hundred units). eps keeps 31 bits below a unit of ``T >> s``
+  (normalize_even's fraction, three per-row operators, 48 U85-256 cycles on a [32, 64] layer norm):
+  rounded to a whole unit it moved z by up to 0.5 / T relatively, 1.5e-6 of an output step on one of
+  Conformer's layer-norm outputs that lay 8.8e-7 of a step from a half step (bench/README.md "Layer
+  norm and softmax ties, session 10"). The U55's two-term form keeps eps rounded to a unit: its terms
+  round 13-16 bits below a step, far coarser.
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
   ``u = z * 2**F`` narrowed to int16, whose transposes cost half of int32 ones, then
   ``scale_and_shift``: a 1x1 DEPTHWISE_CONV2D of the weights' signs with each weight's magnitude in its
@@ -52,7 +57,7 @@ import numpy as np
 import tosa_serializer as ts
 
 from arm.ops.common.axis_reduction import reduce
-from arm.ops.common.fixed_point import Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.ops.common.fixed_point import FRACTION_BITS, EvenNormalized, Int32Emitter, normalize_even, reciprocal_sqrt
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
@@ -106,8 +111,13 @@ class _RowStatistics:
     variance_shift: int  # s: D = (T >> s) + eps
 
 
-def _row_statistics(ctx: LoweringContext, x: TosaValue, eps: float, *, name: str) -> _RowStatistics:
-    """Steps 1-2 for int8 rows ``x`` [rows, N]: x widened, S, and 1/sqrt(D) as y and half_shift."""
+def _row_statistics(
+    ctx: LoweringContext, x: TosaValue, eps: float, *, name: str, eps_below_unit: bool = False
+) -> _RowStatistics:
+    """Steps 1-2 for int8 rows ``x`` [rows, N]: x widened, S, and 1/sqrt(D) as y and half_shift.
+
+    ``eps_below_unit``: eps keeps its part below a unit of ``T >> s`` (normalize_even's fraction, three
+    per-row operators); otherwise it is rounded to a whole unit, at least one."""
     graph = ctx.graph
     count = x.shape[1]
     ints = Int32Emitter(graph, name, rank=2)
@@ -120,10 +130,31 @@ def _row_statistics(ctx: LoweringContext, x: TosaValue, eps: float, *, name: str
     spread = ints.sub(ints.mul(square_total, count_value, "count_square_sum", shift=s),
                       ints.mul(total, total, "sum_squared", shift=s), "spread")  # fmt: skip
     # eps on the grid of T >> s: the variance in input steps is T / N**2.
-    eps_units = eps / x.qparams.scale**2 * count**2 / 2**s
-    eps_value = ints.constant(int(min(max(round(eps_units), 1), _VARIANCE_LIMIT)), "eps")
-    normalized = normalize_even(ints, ints.add(spread, eps_value, "denominator"))
+    eps_units = min(eps / x.qparams.scale**2 * count**2 / 2**s, _VARIANCE_LIMIT)
+    if eps_below_unit:
+        normalized = _eps_fraction_normalized(ints, spread, eps_units, max((count - 1) // 2**s, 1))
+    else:
+        eps_value = ints.constant(int(max(round(eps_units), 1)), "eps")
+        normalized = normalize_even(ints, ints.add(spread, eps_value, "denominator"))
     return _RowStatistics(ints, wide, total, reciprocal_sqrt(ints, normalized.mantissa), normalized.half_shift, s)
+
+
+def _eps_fraction_normalized(
+    ints: Int32Emitter, spread: TosaValue, eps_units: float, least_spread: int
+) -> EvenNormalized:
+    """``T + eps`` normalized with eps's fraction below a unit (see normalize_even): the whole units join
+    T before the CLZ. An eps below one unit leaves T floored at ``least_spread``, the least T >> s of a
+    row of distinct values (which _RowExponents assumes): that moves only constant rows (T = 0, whose z
+    is 0 whatever D is) and, where s > 0, rows whose T >> s rounded below it, by one unit as before."""
+    whole = math.floor(eps_units)
+    fraction = round((eps_units - whole) * 2.0**FRACTION_BITS)
+    if fraction == 1 << FRACTION_BITS:
+        whole, fraction = whole + 1, 0
+    if whole >= 1:
+        denominator = ints.add(spread, ints.constant(whole, "eps"), "denominator")
+    else:
+        denominator = ints.maximum(spread, ints.constant(least_spread, "least_spread"), "denominator")
+    return normalize_even(ints, denominator, fraction=fraction)
 
 
 def _inverse(stats: _RowStatistics, factor: float) -> TosaValue:
@@ -185,7 +216,7 @@ def normalize_exact(ctx: LoweringContext, x: TosaValue, eps: float, gain: float,
     put 0.03-0.09% of deit_tiny's layer-norm outputs a step off). The one rounding left is v's own
     (bits below an output step) and y's relative error, about 2**-26.
     """
-    stats = _row_statistics(ctx, x, eps, name=name)
+    stats = _row_statistics(ctx, x, eps, name=name, eps_below_unit=True)
     ints, count = stats.ints, x.shape[1]
     exponents = _RowExponents.for_rows(count, stats.variance_shift)
     exponent = stats.half_shift
