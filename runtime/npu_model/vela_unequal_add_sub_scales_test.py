@@ -6,7 +6,8 @@ them and narrows the result to int8. Vela folds both RESCALEs and the narrowing 
 for two different scales programs a 32-bit scale mode that weighs the larger operand 2^19: the pass keeps the
 RESCALEs apart and the stream is exact; without it the stream departs (that test fails once a Vela upgrade fixes
 it, and the pass can go). Equal scales take the 16-bit mode, exact as they are, and the pass leaves them alone.
-Found by tools/u55_window_fuzz.py's windowless controls (session 9: seed 2 #60 and #96, seed 3 #90).
+Found by tools/u55_window_fuzz.py's windowless controls (session 9: seed 2 #60 and #96, seed 3 #90; session 10:
+seed 4 #33, #114, #121, #147).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ DEPARTING = {
     # The fuzzer's finding: x * 3 beside y * 1 from zero point 5.
     "add_three_and_one": ScaledSum((2, 3, 8), 3.0, 1.0),
     "sub_one_and_three": ScaledSum((4, 5), 1.0, 3.0, reader=ts.Op.SUB),
+    # Rank 4 (fuzz seed 4 #114's windowless control: 252 of 252 off).
+    "rank4_add": ScaledSum((2, 3, 6, 7), 3.0, 1.0),
     # One channel: no per-channel scale to give; x reads an int16 copy of twice its values.
     "one_channel_add": ScaledSum((2, 3, 1), 3.0, 2.0, zero_point=0),
 }
