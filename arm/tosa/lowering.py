@@ -40,6 +40,7 @@ from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 from arm.tosa.ties_to_even_convolutions import ties_to_even_averages_as_convolutions
 from arm.tosa.transpose_collapsing import collapse_transposes_after_convolutions
+from arm.tosa.unequal_add_sub_scales import keep_unequal_add_sub_scales_apart
 from arm.tosa.widened_window_copies import copy_widened_windows
 
 
@@ -120,6 +121,7 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
         copy_high_rank_slices(graph)  # first: a copied slice is no window for the MATMUL pass either
         copy_windowed_matmul_operands(graph)
     if spec.has("u55"):  # Vela 5.2.0's U55 departures (see the modules)
+        keep_unequal_add_sub_scales_apart(graph)  # first: a widening it unfolds may read a window to copy
         copy_widened_windows(graph)
         run_one_element_first_operands_at_rank4(graph)
     if spec.has("u85"):  # last: the passes above read transposes by their perms

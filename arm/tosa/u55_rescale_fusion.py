@@ -16,6 +16,15 @@ Read from Vela 5.2.0's C++ core (ethosu/regor in the ethos-u-vela 5.2.0 sdist; t
 ``folds_into_reader`` is that condition for the readers the lowering emits (ADD, SUB, MUL); it answers False for
 every other reader, so callers treat an unknown reader as a RESCALE of its own (the safe side: widened_window_copies
 then copies a window that Vela might have read in place, which costs cycles, never numbers).
+
+Folding is not computing: ``EthosU55RCSGenerator::GenerateScalingForElementwise`` programs the 16-bit scale mode
+(OPA_OPB_16, each operand times its own 16-bit multiplier) only when the two folded scales are equal. Two different
+scales always take a 32-bit mode: the smaller operand rescaled by OPA_SCALE, the larger one unscaled, which the U55
+weighs 2^19 (8-bit; 2^14 for 16-bit), the fixed shift of its 32-bit add scaling. Vela writes the larger multiplier
+to OPB_SCALE as well, but that register is 16 bits wide and would hold 0 for the 2^19 of the flow's own ADDs, so the
+hardware cannot be reading it there. Two different 16-bit multipliers (x * 3 + y, which ``SupportedIFMQuant``
+accepts) therefore compute x * 2^19 + y on the U55: ``folds_with_unequal_narrow_scales`` names that case, and
+arm/tosa/unequal_add_sub_scales.py keeps Vela from folding it.
 """
 
 from __future__ import annotations
@@ -133,3 +142,20 @@ def _add_sub_scales_supported(scales: list[_Scale], dtype: np.dtype) -> bool:
     if unscaled is None or scales[0] == scales[1]:
         return False
     return max(scales, key=lambda scale: scale.value) == _Scale(1 << unscaled, 0)
+
+
+def folds_with_unequal_narrow_scales(graph: TosaGraph, reader: TosaOperator) -> bool:
+    """Whether Vela 5.2.0 folds the two operand RESCALEs of ADD/SUB ``reader`` as two different 16-bit multipliers,
+    which the U55 computes with the larger operand weighed 2^19 (2^14) instead of its multiplier (see the module)."""
+    if reader.op not in (ts.Op.ADD, ts.Op.SUB):
+        return False
+    operands = [graph.producer(name) for name in reader.inputs[:2]]
+    if not all(operand is not None and operand.op == ts.Op.RESCALE for operand in operands):
+        return False
+    if not folds_into_reader(graph, operands[0]):
+        return False
+    scales = [_scale_of(graph, operand) for operand in operands]
+    dtype = np.dtype(graph.tensors[operands[0].inputs[0]].dtype)
+    unscaled = _UNSCALED_ADD_SHIFT.get(dtype)
+    largest = max(scales, key=lambda scale: scale.value)
+    return scales[0] != scales[1] and (unscaled is None or largest != _Scale(1 << unscaled, 0))

@@ -58,7 +58,7 @@ def copy_widened_windows(graph: TosaGraph) -> None:
         source = widening.inputs[0]
         position = graph.operators.index(graph.producer(source)) + 1
         if _is_plain_widening(graph, widening):
-            _copy_doubled(graph, widening, position)
+            read_doubled_int16_copy(graph, widening, position)
             continue
         if source not in copies:
             copies[source] = _copy(graph, source, position)
@@ -76,14 +76,17 @@ def _is_plain_widening(graph: TosaGraph, rescale: TosaOperator) -> bool:
     return int(input_zp.reshape(-1)[0]) == 0 and int(multiplier.reshape(-1)[0]) == 1 << int(shift.reshape(-1)[0])
 
 
-def _copy_doubled(graph: TosaGraph, widening: TosaOperator, position: int) -> None:
-    """``widening`` reads ``2 * x`` in int16 and halves it: exact (an even value halved), and the copy's scale of
-    2 keeps Vela from folding the widening into it (FuseRescale folds nothing into a producer with a scale)."""
+def read_doubled_int16_copy(graph: TosaGraph, widening: TosaOperator, position: int) -> None:
+    """``widening`` (an int8 RESCALE) reads ``2 * (x - zp)`` in int16, copied at ``position``, and halves it: exact
+    (an even value halved), and the copy's scale of 2 keeps Vela from folding the widening into it (FuseRescale
+    folds nothing into a producer with a scale). arm/tosa/unequal_add_sub_scales.py uses it too: an int16 operand
+    beside an int8 one keeps Vela from folding either into their ADD/SUB."""
     name = widening.inputs[0]
     tensor = graph.tensors[name]
+    input_zp = int(graph.const_data(widening.inputs[3]).reshape(-1)[0])
     operators_before = len(graph.operators)
     copy = rescale(graph, TosaValue(name, tensor.shape, tensor.dtype), name=f"{name}_doubled", scales=[2.0],
-                   output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
+                   output_dtype=np.dtype(np.int16), input_zp=input_zp, output_zp=0)  # fmt: skip
     graph.move_appended(operators_before, position)
     widening.inputs[0] = copy.name
     widening.inputs[2] = graph.add_scalar_const(f"{widening.outputs[0]}_halving_shift",
