@@ -39,7 +39,7 @@ from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 from arm.tosa.ties_to_even_convolutions import ties_to_even_averages_as_convolutions
-from arm.tosa.transpose_collapsing import collapse_transposes_after_convolutions
+from arm.tosa.transpose_collapsing import change_input_layouts, collapse_transposes_after_convolutions
 from arm.tosa.widened_window_copies import copy_widened_windows
 
 
@@ -124,6 +124,8 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
         run_one_element_first_operands_at_rank4(graph)
     if spec.has("u85"):  # last: the passes above read transposes by their perms
         collapse_transposes_after_convolutions(graph)
+    if spec.has("u55") or spec.has("u85"):
+        change_input_layouts(graph, by_convolution=spec.has("u85"))
 
 
 def _lower_call_or_fall_back(node: Node, ctx: LoweringContext) -> TosaValue:
