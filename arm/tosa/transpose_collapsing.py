@@ -36,6 +36,9 @@ from arm.tosa.rescale import rescale
 
 # The U85 moves a graph input's axis of at most this many values innermost by an identity convolution.
 _MAX_CONVOLVED_AXIS = 16
+# Vela 5.2.0 refuses a U55 rank-2 transpose with an axis longer than this ("Non-passthrough operation
+# (Transpose) could not run on NPU": [3, 257*257] refused, [3, 256*256] compiled); it splits the rank-4 one.
+_U55_MAX_TRANSPOSED_AXIS = 65536
 
 def collapse_transposes_after_convolutions(graph: TosaGraph) -> None:
     """Collapses each TRANSPOSE Vela would fuse slowly into the U85 convolution before it."""
@@ -50,8 +53,8 @@ def collapse_transposes_after_convolutions(graph: TosaGraph) -> None:
 
 def change_input_layouts(graph: TosaGraph, *, by_convolution: bool) -> None:
     """Rewrites each int8 TRANSPOSE of a graph input that moves one run of axes innermost: collapsed to
-    rank 2 (the U55), or (``by_convolution``, the U85) as an identity CONV2D where the moved run holds
-    at most _MAX_CONVOLVED_AXIS values; the U85 keeps the others as they are."""
+    rank 2 (the U55) where Vela takes it, or (``by_convolution``, the U85) as an identity CONV2D where
+    the moved run holds at most _MAX_CONVOLVED_AXIS values; the others stay as they are."""
     for operator in [operator for operator in graph.operators if operator.perms is not None]:
         source = graph.tensors[operator.inputs[0]]
         if source.name not in graph.inputs or source.dtype != np.int8:
@@ -60,7 +63,8 @@ def change_input_layouts(graph: TosaGraph, *, by_convolution: bool) -> None:
         if perms != (1, 0):
             continue
         if not by_convolution:
-            _rewrite(graph, operator, shape, perms)
+            if max(shape) <= _U55_MAX_TRANSPOSED_AXIS:
+                _rewrite(graph, operator, shape, perms)
         elif shape[0] <= _MAX_CONVOLVED_AXIS:
             _rewrite_as_convolution(graph, operator, shape)
 

@@ -105,3 +105,11 @@ def test_an_int16_input_keeps_its_transpose() -> None:
     graph, _ = _input_layout_graph((1, 3, 4, 5), np.int16)
     change_input_layouts(graph, by_convolution=True)
     assert operator_names(graph).count("TRANSPOSE") == 1
+
+
+def test_the_u55_keeps_a_transpose_with_an_axis_vela_refuses_at_rank_2() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 3, 257, 257), np.int8)  # [3, 66049] collapsed: longer than 65536
+    graph.mark_output(transpose(graph, x, (0, 2, 3, 1), name="x_nhwc"))
+    change_input_layouts(graph, by_convolution=False)
+    assert [graph.tensors[op.outputs[0]].shape for op in graph.operators if op.op == ts.Op.TRANSPOSE] == [(1, 257, 257, 3)]
