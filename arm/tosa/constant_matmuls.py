@@ -109,7 +109,8 @@ def _convolution(
 ) -> TosaValue:
     """CONV2D of the int8 image [1, 1, R, C] with 1x1 weights ``matrix`` [O, C]: int32 [1, 1, R, O]."""
     outputs, inner = matrix.shape
-    weights = graph.add_const(f"{name}_weights", np.ascontiguousarray(matrix, dtype=np.int8).reshape(outputs, 1, 1, inner))
+    weights = np.ascontiguousarray(matrix, dtype=np.int8).reshape(outputs, 1, 1, inner)
+    weights = graph.add_const(f"{name}_weights", weights)
     bias = graph.add_const(f"{name}_no_bias", np.zeros(outputs, dtype=np.int32))
     output = graph.add_tensor(name, (*image.shape[:3], outputs), _INT32)
     attribute = ts.TosaSerializerAttribute()

@@ -39,7 +39,8 @@ def _tiled_constant(graph: TosaGraph, matrix: np.ndarray, batch: int) -> TosaVal
     tiled = graph.add_tensor("lhs", (batch, *matrix.shape), _INT8)
     attribute = ts.TosaSerializerAttribute()
     attribute.TileAttribute()
-    graph.add_op(ts.Op.TILE, [graph.add_const("weight", matrix.reshape(1, *matrix.shape)), multiples], [tiled], attribute)
+    weight = graph.add_const("weight", matrix.reshape(1, *matrix.shape))
+    graph.add_op(ts.Op.TILE, [weight, multiples], [tiled], attribute)
     return tiled
 
 

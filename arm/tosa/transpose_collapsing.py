@@ -78,7 +78,8 @@ def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tup
     output_shape = graph.tensors[name].shape
     position = graph.operators.index(operator)
     first_new = len(graph.operators)
-    image = reshape(graph, TosaValue(source.name, source.shape, source.dtype), (1, moved, kept, 1), name=f"{name}_image")
+    value = TosaValue(source.name, source.shape, source.dtype)
+    image = reshape(graph, value, (1, moved, kept, 1), name=f"{name}_image")
     weights = graph.add_const(f"{name}_identity", np.eye(moved, dtype=np.int8).reshape(moved, moved, 1, 1))
     codes = graph.add_tensor(f"{name}_codes", (1, 1, kept, moved), np.dtype(np.int32))
     attribute = ts.TosaSerializerAttribute()
@@ -89,7 +90,9 @@ def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tup
         graph.add_scalar_const(f"{name}_weight_zp", 0, np.dtype(np.int8)),
     ]  # fmt: skip
     graph.add_op(ts.Op.CONV2D, operands, [codes], attribute)
-    moved_codes = rescale(graph, codes, name=f"{name}_moved", scales=[1.0], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0)
+    moved_codes = rescale(
+        graph, codes, name=f"{name}_moved", scales=[1.0], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0
+    )
     del graph.tensors[name]  # re-made by the reshape under the same name
     reshape(graph, moved_codes, output_shape, name=name)
     graph.operators.remove(operator)

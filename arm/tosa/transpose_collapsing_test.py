@@ -74,7 +74,8 @@ def _input_layout_graph(shape: tuple[int, ...], dtype: type = np.int8) -> tuple[
     x = graph.add_input("x", shape, dtype)
     nhwc = transpose(graph, x, (0, 2, 3, 1), name="x_nhwc")
     graph.mark_output(nhwc)
-    graph.mark_output(rescale(graph, nhwc, name="halved", scales=[0.5], output_dtype=np.dtype(dtype), input_zp=0, output_zp=0))
+    halved = rescale(graph, nhwc, name="halved", scales=[0.5], output_dtype=np.dtype(dtype), input_zp=0, output_zp=0)
+    graph.mark_output(halved)
     info = np.iinfo(dtype)
     return graph, np.random.default_rng(5).integers(info.min, info.max + 1, size=shape).astype(dtype)
 
@@ -112,4 +113,5 @@ def test_the_u55_keeps_a_transpose_with_an_axis_vela_refuses_at_rank_2() -> None
     x = graph.add_input("x", (1, 3, 257, 257), np.int8)  # [3, 66049] collapsed: longer than 65536
     graph.mark_output(transpose(graph, x, (0, 2, 3, 1), name="x_nhwc"))
     change_input_layouts(graph, by_convolution=False)
-    assert [graph.tensors[op.outputs[0]].shape for op in graph.operators if op.op == ts.Op.TRANSPOSE] == [(1, 257, 257, 3)]
+    transposed = [graph.tensors[op.outputs[0]].shape for op in graph.operators if op.op == ts.Op.TRANSPOSE]
+    assert transposed == [(1, 257, 257, 3)]
