@@ -47,7 +47,10 @@ _INT16 = np.dtype(np.int16)
 _INT32 = np.dtype(np.int32)
 # The int16 pool's scaled codes (code + 128) * K stay within int16 for K up to 128.
 _MAX_POOL_SCALE = 128
-# The column-sum convolution's kernel is H*W tall: Vela takes kernels of up to 64 rows.
+# The column-sum convolution's kernel is H*W tall: Vela takes kernels of up to 64 rows. Only counts that
+# are powers of two take it (1/2N then an exact scale): with EfficientNet-B0's 6x6 squeeze-excite pools
+# (36 values, 1/72 rounded up) as convolutions its delegates departed on the NPU model (854 of 1000
+# logits, U55 and U85 alike; Vela's convolution output scale, not traced), where the int16 pool is exact.
 _MAX_COLUMN_SUM = 64
 
 
@@ -87,7 +90,7 @@ def lower_pooled_average(node: Node, ctx: LoweringContext, kernel: tuple[int, in
     output = ctx.output_qparams(node)
     if count > _MAX_POOL_SCALE or not rounds_ties_to_even(count, source.qparams, output):
         return None
-    if tuple(source.shape[2:]) == tuple(kernel) and count <= _MAX_COLUMN_SUM:
+    if tuple(source.shape[2:]) == tuple(kernel) and count <= _MAX_COLUMN_SUM and count & (count - 1) == 0:
         return global_average_by_convolutions(ctx, to_nhwc(ctx.graph, source), output, shape_of(node), name=node.name)
     scale = count * (_MAX_POOL_SCALE // count)
     scaled = rescale(

@@ -67,7 +67,7 @@ def _codes_summing_to_every_sum(count: int, zero_point: int) -> np.ndarray:
 
 # The column-sum form (global pools of up to 64 values on every INT target): RegNet's 2x2 head, a 4x4
 # map, an odd-sided 2x3 one (1/2N not a power of two); zero points of both parities (the biases differ).
-@pytest.mark.parametrize("height,width", [(2, 2), (4, 4), (2, 3)])
+@pytest.mark.parametrize("height,width", [(2, 2), (4, 4), (2, 3)])  # 2x3: the form's arithmetic, on TOSA
 @pytest.mark.parametrize("zero_point", [-1, 0])
 def test_global_average_by_convolutions_rounds_every_sum_as_the_quantized_model(
     height: int, width: int, zero_point: int
