@@ -21,7 +21,7 @@ Checked against exact fractions for every S' of N = 2..400 and zero points of bo
 multiplier of ``1/2N`` is rounded up, so a non-negative tie lands on or above its half (exact for
 sums below 2**30); the operands dip at most ``N/2 + 1`` below zero, a quarter step and one, where
 no rounding is near. Cost: two int32 ADDs of a constant, two RESCALEs and one ADD on the averaged
-(small) tensor, beside the REDUCE_SUM and the RESCALE the plain form has. A global pool of up to 64
+(small) tensor, beside the REDUCE_SUM and the RESCALE the plain form has. A global pool of a power-of-two count up to 64
 values computes the same integers in two convolutions (``global_average_by_convolutions``).
 """
 
@@ -81,7 +81,7 @@ def lower_pooled_average(node: Node, ctx: LoweringContext, kernel: tuple[int, in
     integer (the pool's rounding has nothing to round), and it is S' on a grid K / N times finer, so
     ``average_ties_to_even`` with count K rounds it. REDUCE_SUM over H and W, the other way to the
     sums, cost MobileViT-XXS 27k U85 cycles (of 1.94M): Vela transposes for each reduced axis. One window
-    over the whole map of up to 64 values takes ``global_average_by_convolutions`` instead.
+    over the whole map of a power-of-two count up to 64 takes ``global_average_by_convolutions`` instead.
     """
     if not ctx.spec.is_int:
         return None
