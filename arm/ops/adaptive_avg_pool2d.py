@@ -7,7 +7,8 @@ channels-last input (ConvNeXt's head, after its permuted blocks) becomes mean ov
 an as_strided_copy restoring the strides, which leaves the mean's output unquantized.
 
 A quantized pool over windows of an even count of values takes the exact form of
-arm/ops/common/ties_to_even.py (an int16 AVG_POOL2D of the scaled codes for windows of up to 128 values,
+arm/ops/common/ties_to_even.py (two convolutions for a global pool of a power-of-two count up to 64, an int16
+AVG_POOL2D of the scaled codes for other windows of up to 128 values,
 else, to 1x1, REDUCE_SUM over H and W; both round half steps to even as the quantized model does,
 where the int8 AVG_POOL2D rounds them up): MobileViT-XXS's 2x2 global pool had 12% of its outputs a
 step off. Windows of more than 128 values to outputs larger than 1x1 still round half up (open).

@@ -243,8 +243,24 @@ def attention_scores(k: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     return q @ k.transpose(-1, -2)
 
 
+class _ConstantOperand(torch.nn.Module):
+    """A product with a weight the module holds, as ``x @ self.weight.T`` (Falcon's FalconLinear) or
+    ``self.weight @ x``: on Ethos-U a CONV2D with the constant as its weights (arm/tosa/constant_matmuls.py)."""
+
+    def __init__(self, shape: tuple[int, int], *, on_the_left: bool):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(*shape) / shape[1] ** 0.5)
+        self.on_the_left = on_the_left
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.weight @ x if self.on_the_left else x @ self.weight.T
+
+
 TEST_CASES = {
     "mm": OpTestCase(FunctionModule(matrices), random_inputs(0, (8, 16), (16, 12))),
+    # A constant operand: the batch folds into the convolution's rows; on the left, TILEd to the batch.
+    "constant_rhs_transposed": OpTestCase(_ConstantOperand((12, 16), on_the_left=False), random_inputs(11, (2, 6, 16))),
+    "constant_lhs": OpTestCase(_ConstantOperand((5, 16), on_the_left=True), random_inputs(12, (2, 16, 7))),
     "bmm": OpTestCase(FunctionModule(batched), random_inputs(1, (3, 5, 8), (3, 8, 6))),
     "matmul_rank4": OpTestCase(FunctionModule(matmul), random_inputs(2, (2, 3, 4, 8), (2, 3, 8, 5))),
     "matmul_rank3_by_rank2": OpTestCase(FunctionModule(matmul), random_inputs(3, (2, 6, 16), (16, 4))),

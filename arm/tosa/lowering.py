@@ -22,6 +22,7 @@ from arm.artifacts import TensorIo, TosaArtifact
 from arm.fallback import LoweringError
 from arm.ops.common import registry
 from arm.ops.common.node_info import describe
+from arm.tosa.constant_matmuls import constant_matmuls_as_convolutions
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import BFLOAT16, TosaGraph, TosaValue
 from arm.tosa.high_rank_slice_copies import copy_high_rank_slices
@@ -39,7 +40,7 @@ from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 from arm.tosa.ties_to_even_convolutions import ties_to_even_averages_as_convolutions
-from arm.tosa.transpose_collapsing import collapse_transposes_after_convolutions
+from arm.tosa.transpose_collapsing import change_input_layouts, collapse_transposes_after_convolutions
 from arm.tosa.unequal_add_sub_scales import keep_unequal_add_sub_scales_apart
 from arm.tosa.widened_window_copies import copy_widened_windows
 
@@ -116,6 +117,7 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
     fold_prologues_into_tables(graph)
     remove_identity_clamps(graph)
     if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
+        constant_matmuls_as_convolutions(graph)
         sums_as_convolutions(graph)
         ties_to_even_averages_as_convolutions(graph)  # reads the convolutions' sums
         copy_high_rank_slices(graph)  # first: a copied slice is no window for the MATMUL pass either
@@ -126,6 +128,8 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
         run_one_element_first_operands_at_rank4(graph)
     if spec.has("u85"):  # last: the passes above read transposes by their perms
         collapse_transposes_after_convolutions(graph)
+    if spec.has("u55") or spec.has("u85"):
+        change_input_layouts(graph, by_convolution=spec.has("u85"))
 
 
 def _lower_call_or_fall_back(node: Node, ctx: LoweringContext) -> TosaValue:

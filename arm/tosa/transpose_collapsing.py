@@ -10,6 +10,15 @@ against 10,735 (the fused write is the cheaper there). So a transpose right afte
 its fused activation) whose output rows are shorter than ``layout.SHORT_ROWS`` is collapsed; the others stay.
 EfficientFormerV2's attention reads q, k and v from 1x1 convolutions of a 2x2 map this way.
 
+A graph input's layout change (an image's NCHW -> NHWC, [C, H*W] -> [H*W, C] collapsed) is cheaper in
+another form on either NPU (``change_input_layouts``). Measured alone on [1, 3, 64, 64] int8 (RegNet's
+input): the U55-128 runs the rank-4 transpose as two (4,608 cycles each) and the collapsed one as one
+(4,608); on the U85-256 the transpose costs 32,997 (rows of 3 bytes written one by one) and the
+collapsed one 614,400, while a CONV2D does it in 3,296: the input seen as an image [1, C, H*W, 1], a
+kernel (C, 1) and C output channels with identity weights write [1, 1, H*W, C], exactly the codes
+(input zero point 0, output scale 1). [16, 256]: 4,416 against 1,440; [8, 1024]: 8,832 against 2,304;
+[32, 256]: 5,552 against 4,992, so the U85 convolves axes of up to 16 values.
+
 Not on the U55: Vela runs a rank-4 NHWC <-> NCHW transpose there as two transposes and a collapsed one
 as one (a tiny graph saved 1,024 cycles), but over whole models the reshapes around the collapsed
 transposes cost more than that (mha_sequence U55-128 340,300 -> 345,380, Llama 216,330 -> 216,586:
@@ -19,9 +28,21 @@ Vela copies a reshaped tensor in front of a MATMUL and transposes MATMUL operand
 from __future__ import annotations
 
 import numpy as np
+import tosa_serializer as ts
 
 from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
 from arm.tosa.layout import has_short_rows, is_weighted_output, transpose
+from arm.tosa.rescale import rescale
+
+# The U85 moves a graph input's axis of at most this many values innermost by an identity convolution,
+# over at most _MAX_CONVOLVED_ROW positions: the sizes the zoo tests have shown bit-exact on the NPU model
+# (RegNet's 64x64, SqueezeNet's and EfficientNet-B0's 96x96); larger images keep the transpose until a
+# test covers them.
+_MAX_CONVOLVED_AXIS = 16
+_MAX_CONVOLVED_ROW = 96 * 96
+# Vela 5.2.0 refuses a U55 rank-2 transpose with an axis longer than this ("Non-passthrough operation
+# (Transpose) could not run on NPU": [3, 257*257] refused, [3, 256*256] compiled); it splits the rank-4 one.
+_U55_MAX_TRANSPOSED_AXIS = 65536
 
 def collapse_transposes_after_convolutions(graph: TosaGraph) -> None:
     """Collapses each TRANSPOSE Vela would fuse slowly into the U85 convolution before it."""
@@ -32,6 +53,55 @@ def collapse_transposes_after_convolutions(graph: TosaGraph) -> None:
         collapsed_shape, collapsed_perms = collapsed(shape, operator.perms)
         if len(collapsed_perms) < len(shape):
             _rewrite(graph, operator, collapsed_shape, collapsed_perms)
+
+
+def change_input_layouts(graph: TosaGraph, *, by_convolution: bool) -> None:
+    """Rewrites each int8 TRANSPOSE of a graph input that moves one run of axes innermost: collapsed to
+    rank 2 (the U55) where Vela takes it, or (``by_convolution``, the U85) as an identity CONV2D where
+    the moved run holds at most _MAX_CONVOLVED_AXIS values and the rest _MAX_CONVOLVED_ROW; the others
+    stay as they are."""
+    for operator in [operator for operator in graph.operators if operator.perms is not None]:
+        source = graph.tensors[operator.inputs[0]]
+        if source.name not in graph.inputs or source.dtype != np.int8:
+            continue
+        shape, perms = collapsed(source.shape, operator.perms)
+        if perms != (1, 0):
+            continue
+        if not by_convolution:
+            if max(shape) <= _U55_MAX_TRANSPOSED_AXIS:
+                _rewrite(graph, operator, shape, perms)
+        elif shape[0] <= _MAX_CONVOLVED_AXIS and shape[1] <= _MAX_CONVOLVED_ROW:
+            _rewrite_as_convolution(graph, operator, shape)
+
+
+def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...]) -> None:
+    """The transpose [A, B] -> [B, A] (``shape`` = (A, B)) of ``operator`` as CONV2D of the image
+    [1, A, B, 1] with a kernel (A, 1) of identity weights: output channel a reads the kernel's row a."""
+    moved, kept = shape
+    source = graph.tensors[operator.inputs[0]]
+    name = operator.outputs[0]
+    output_shape = graph.tensors[name].shape
+    position = graph.operators.index(operator)
+    first_new = len(graph.operators)
+    value = TosaValue(source.name, source.shape, source.dtype)
+    image = reshape(graph, value, (1, moved, kept, 1), name=f"{name}_image")
+    weights = graph.add_const(f"{name}_identity", np.eye(moved, dtype=np.int8).reshape(moved, moved, 1, 1))
+    codes = graph.add_tensor(f"{name}_codes", (1, 1, kept, moved), np.dtype(np.int32))
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+    operands = [
+        image, weights, graph.add_const(f"{name}_no_bias", np.zeros(moved, dtype=np.int32)),
+        graph.add_scalar_const(f"{name}_input_zp", 0, np.dtype(np.int8)),
+        graph.add_scalar_const(f"{name}_weight_zp", 0, np.dtype(np.int8)),
+    ]  # fmt: skip
+    graph.add_op(ts.Op.CONV2D, operands, [codes], attribute)
+    moved_codes = rescale(
+        graph, codes, name=f"{name}_moved", scales=[1.0], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0
+    )
+    del graph.tensors[name]  # re-made by the reshape under the same name
+    reshape(graph, moved_codes, output_shape, name=name)
+    graph.operators.remove(operator)
+    graph.move_appended(first_new - 1, position)
 
 
 def collapsed(shape: tuple[int, ...], perms: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:

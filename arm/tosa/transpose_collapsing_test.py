@@ -10,7 +10,7 @@ from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.layout import transpose
 from arm.tosa.rescale import rescale
-from arm.tosa.transpose_collapsing import collapse_transposes_after_convolutions, collapsed
+from arm.tosa.transpose_collapsing import change_input_layouts, collapse_transposes_after_convolutions, collapsed
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,52 @@ def test_only_a_transpose_of_short_rows_after_a_convolution_collapses(width: int
     assert ranks == sorted([2] * collapsed_count + [4] * (2 - collapsed_count))
     for before, after in zip(expected, run_on_reference_model(graph, data)):
         np.testing.assert_array_equal(after, before)
+
+
+def _input_layout_graph(shape: tuple[int, ...], dtype: type = np.int8) -> tuple[TosaGraph, np.ndarray]:
+    """An NCHW graph input -> NHWC, read by a RESCALE (the input's only transpose) and also a graph output."""
+    graph = TosaGraph()
+    x = graph.add_input("x", shape, dtype)
+    nhwc = transpose(graph, x, (0, 2, 3, 1), name="x_nhwc")
+    graph.mark_output(nhwc)
+    halved = rescale(graph, nhwc, name="halved", scales=[0.5], output_dtype=np.dtype(dtype), input_zp=0, output_zp=0)
+    graph.mark_output(halved)
+    info = np.iinfo(dtype)
+    return graph, np.random.default_rng(5).integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize(
+    "shape, by_convolution, expected_operators",
+    [
+        ((1, 3, 4, 5), True, {"CONV2D": 1, "TRANSPOSE": 0}),  # the U85: an identity convolution
+        ((1, 17, 2, 2), True, {"CONV2D": 0, "TRANSPOSE": 1}),  # 17 channels: the U85 keeps its transpose
+        ((1, 3, 4, 5), False, {"CONV2D": 0, "TRANSPOSE": 1}),  # the U55: one rank-2 transpose
+    ],
+)
+def test_a_graph_inputs_layout_change_keeps_every_code(shape, by_convolution, expected_operators) -> None:
+    graph, data = _input_layout_graph(shape)
+    expected = run_on_reference_model(graph, data)
+
+    change_input_layouts(graph, by_convolution=by_convolution)
+
+    names = operator_names(graph)
+    assert {op: names.count(op) for op in expected_operators} == expected_operators
+    if not by_convolution:
+        assert [len(graph.tensors[op.outputs[0]].shape) for op in graph.operators if op.op == ts.Op.TRANSPOSE] == [2]
+    for before, after in zip(expected, run_on_reference_model(graph, data)):
+        np.testing.assert_array_equal(after, before)
+
+
+def test_an_int16_input_keeps_its_transpose() -> None:
+    graph, _ = _input_layout_graph((1, 3, 4, 5), np.int16)
+    change_input_layouts(graph, by_convolution=True)
+    assert operator_names(graph).count("TRANSPOSE") == 1
+
+
+def test_the_u55_keeps_a_transpose_with_an_axis_vela_refuses_at_rank_2() -> None:
+    graph = TosaGraph()
+    x = graph.add_input("x", (1, 3, 257, 257), np.int8)  # [3, 66049] collapsed: longer than 65536
+    graph.mark_output(transpose(graph, x, (0, 2, 3, 1), name="x_nhwc"))
+    change_input_layouts(graph, by_convolution=False)
+    transposed = [graph.tensors[op.outputs[0]].shape for op in graph.operators if op.op == ts.Op.TRANSPOSE]
+    assert transposed == [(1, 257, 257, 3)]
