@@ -32,7 +32,7 @@ from pathlib import Path
 from bench.analysis import SideReport
 from bench.compare_saved import side_report_from_dict
 from bench.model_list import BENCH_MODELS
-from bench.zoo_matrix import AuditRow, render
+from bench.zoo_matrix import AuditRow, error_figures, render
 
 # The zoo (models/zoo/) and EfficientNet-B0, cheapest compile first, so a run cut short has the most rows.
 ZOO_MODELS = (
@@ -100,7 +100,8 @@ def load_peer_figures(paths: list[Path]) -> dict[tuple[str, str], SavedPeer]:
                 continue
             key = (comparison["model"], comparison["target"])
             when = comparison.get("date", date)  # --run-peer and hand-made files date each pair
-            saved = SavedPeer(side_report_from_dict(peer), f"{path.name} ({when})", samples, when)
+            pair_samples = int(comparison.get("calibration samples", samples))  # bench.peer_agreement's files
+            saved = SavedPeer(side_report_from_dict(peer), f"{path.name} ({when})", pair_samples, when)
             if key not in figures or when >= figures[key].date:
                 figures[key] = saved
     return figures
@@ -282,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
             cache.put(model, target, compile_ours(model, target, samples, args.dump_dir), samples)
 
     rows = audit_rows(cache, peers)
-    text = "\n\n".join([render(rows), peer_sources(rows)])
+    figures = ["Error per pair, float64 and float32 (steps of the output grid, elements off, cosine):"]
+    figures += [f"- {line}" for line in error_figures(rows)]
+    text = "\n\n".join([render(rows), "\n".join(figures), peer_sources(rows)])
     print(text)
     if args.markdown:
         args.markdown.write_text(text + "\n")
