@@ -29,7 +29,7 @@ import torch
 
 from bench.agreement import Agreements, measure_agreement
 from bench.pte_program import Quantization
-from bench.zoo_audit import SavedPeer, _now, _write_json, load_peer_figures, parse_pairs
+from bench.zoo_audit import SavedPeer, load_peer_figures, now_utc, parse_pairs, write_json
 from models.quantized_float64 import output_grids
 
 _QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"no saved peer report for {', '.join(missing)} in --peer-from: compile it with --run-peer")
     document = json.loads(args.out.read_text()) if args.out.exists() else {"run": {}, "comparisons": []}
-    document["run"].update({"date": _now(), "by": "bench.peer_agreement"})
+    document["run"].update({"date": now_utc(), "by": "bench.peer_agreement"})
     torch.set_num_threads(1)  # as bench.compare: the peer's calibration must see the same arithmetic
     for model, target in pairs:
         saved = figures[(model, target)]
@@ -164,14 +164,14 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "model": model,
                 "target": target,
-                "date": _now(),
+                "date": now_utc(),
                 "calibration samples": saved.calibration_samples,
                 "peer": dataclasses.asdict(report),
                 "remeasured": provenance,
             }
         )
         document["comparisons"] = comparisons
-        _write_json(args.out, document)
+        write_json(args.out, document)
         print(f"{model}@{target}: {_summary(agreements, provenance)}", flush=True)
     return 0
 

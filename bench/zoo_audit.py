@@ -131,10 +131,10 @@ class OurCache:
         self.entries[f"{model}@{target}"] = {
             "calibration_samples": samples,
             "commit": source_commit(),
-            "date": _now(),
+            "date": now_utc(),
             "report": dataclasses.asdict(report),
         }
-        _write_json(self.path, {"pairs": self.entries})
+        write_json(self.path, {"pairs": self.entries})
 
 
 def source_commit() -> str:
@@ -149,11 +149,11 @@ def source_commit() -> str:
         return "unknown"
 
 
-def _now() -> str:
+def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _write_json(path: Path, document: dict) -> None:
+def write_json(path: Path, document: dict) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(document, indent=2) + "\n")
     partial.replace(path)
@@ -209,16 +209,16 @@ def _prepare_torch() -> None:
 def run_peer(pairs: list[tuple[str, str]], out: Path, samples: int, dump_dir: Path | None) -> None:
     """Compiles the peer's side of ``pairs`` and adds each to ``out`` (bench.compare's --json format)."""
     document = json.loads(out.read_text()) if out.exists() else {"run": {}, "comparisons": []}
-    document["run"].update({"calibration samples": str(samples), "date": _now(), "by": "bench.zoo_audit --run-peer"})
+    document["run"].update({"calibration samples": str(samples), "date": now_utc(), "by": "bench.zoo_audit --run-peer"})
     _prepare_torch()
     for model, target in pairs:
         gc.collect()
         print(f"compiling {model} for {target}: peer ...", file=sys.stderr, flush=True)
         report = compile_peer(model, target, samples, dump_dir)
         comparisons = [c for c in document["comparisons"] if (c["model"], c["target"]) != (model, target)]
-        comparisons.append({"model": model, "target": target, "date": _now(), "peer": dataclasses.asdict(report)})
+        comparisons.append({"model": model, "target": target, "date": now_utc(), "peer": dataclasses.asdict(report)})
         document["comparisons"] = comparisons
-        _write_json(out, document)
+        write_json(out, document)
         print(f"{model}@{target}: peer {'FAILED: ' + report.error if report.error else 'ok'}", flush=True)
 
 
