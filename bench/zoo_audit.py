@@ -15,7 +15,11 @@ The peer's side: the ``--peer-from`` files, ``bench.compare --json`` outputs (or
 the same format); where several hold a pair, the latest run wins. The peer takes minutes to an hour a
 model on this machine and its figures do not change while our flow does, so it is never compiled here
 unless asked: ``--run-peer`` compiles the peer's side of ``--pairs`` (one at a time, in the order given)
-and adds them to ``--peer-out``.
+and adds them to ``--peer-out``. A peer figure saved before the float64 error measure gets it from
+``bench.peer_agreement`` (the peer's quantized model rebuilt, its saved TOSA graph), whose output file
+goes into ``--peer-from`` like any other.
+
+The error verdict compares the float64 figures (bench/zoo_matrix.py); the matrix prints the measure.
 """
 
 from __future__ import annotations
