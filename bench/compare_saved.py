@@ -33,6 +33,8 @@ def side_report_from_dict(data: dict) -> SideReport:
     if data.get("vela") is not None:
         data["vela"] = VelaNumbers(**data["vela"])
     if data.get("agreement") is not None:
-        data["agreement"] = Agreements(**{key: Agreement(**value) for key, value in data["agreement"].items()})
+        data["agreement"] = Agreements(
+            **{key: None if value is None else Agreement(**value) for key, value in data["agreement"].items()}
+        )
     data["cpu_reasons"] = tuple(data.get("cpu_reasons", ()))
     return SideReport(**data)

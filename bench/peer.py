@@ -60,11 +60,7 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         with _timed(seconds, cpu_seconds, "export"):
             exported = torch.export.export(module, spec.example_inputs)
         with _timed(seconds, cpu_seconds, "quantize"):
-            prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
-            with torch.no_grad():
-                for sample in samples:
-                    prepared(*sample)
-            quantized = convert_pt2e(prepared)
+            quantized = _quantized(exported, quantizer, samples)
         with _timed(seconds, cpu_seconds, "re-export"):
             exported = torch.export.export(quantized, spec.example_inputs)
         with _timed(seconds, cpu_seconds, "lower"), backends_of("executorch.backends.arm"):
@@ -91,6 +87,29 @@ def compile_peer(spec: ModelSpec, target: str, calibration_samples: int) -> Comp
         quantized_module=quantized,
         vela_per_layer=[per_layer for _, per_layer in reports],
     )
+
+
+def quantize_peer(spec: ModelSpec, target: str, calibration_samples: int) -> torch.fx.GraphModule:
+    """The peer's converted pt2e module for ``target``, as compile_peer makes it, without lowering it.
+
+    The quantized torch model is what bench.agreement holds the peer's delegate to; with the peer's
+    TOSA graph saved from an earlier compile, this is all of the peer that a new error measure needs.
+    """
+    from executorch.backends.arm.quantizer import get_symmetric_quantization_config
+
+    with tempfile.TemporaryDirectory(prefix="bench-peer-") as workdir:
+        _, quantizer, _ = _peer_backend(target, workdir)
+    quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
+    exported = torch.export.export(spec.module.eval(), spec.example_inputs)
+    return _quantized(exported, quantizer, spec.calibration_inputs[:calibration_samples])
+
+
+def _quantized(exported: torch.export.ExportedProgram, quantizer: object, samples: list) -> torch.fx.GraphModule:
+    prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
+    with torch.no_grad():
+        for sample in samples:
+            prepared(*sample)
+    return convert_pt2e(prepared)
 
 
 def _peer_backend(target: str, artifacts_dir: str) -> tuple[object, object, object]:

@@ -89,6 +89,9 @@ def render_block(comparison: Comparison) -> str:
             continue
         lines.append(f"{report.side} TOSA ref vs float model:     {_agreement(report.agreement.vs_float)}")
         lines.append(f"{report.side} TOSA ref vs quantized torch: {_agreement(report.agreement.vs_quantized)}")
+        if report.agreement.vs_quantized_float64 is not None:
+            exact = report.agreement.vs_quantized_float64
+            lines.append(f"{report.side} ... in float64:              {_agreement(exact)}, {exact.max_steps} steps")
         lines.append(f"{report.side} quantized torch vs float:    {_agreement(report.agreement.quantized_vs_float)}")
     return "\n".join(lines)
 

@@ -15,7 +15,11 @@ The peer's side: the ``--peer-from`` files, ``bench.compare --json`` outputs (or
 the same format); where several hold a pair, the latest run wins. The peer takes minutes to an hour a
 model on this machine and its figures do not change while our flow does, so it is never compiled here
 unless asked: ``--run-peer`` compiles the peer's side of ``--pairs`` (one at a time, in the order given)
-and adds them to ``--peer-out``.
+and adds them to ``--peer-out``. A peer figure saved before the float64 error measure gets it from
+``bench.peer_agreement`` (the peer's quantized model rebuilt, its saved TOSA graph), whose output file
+goes into ``--peer-from`` like any other.
+
+The error verdict compares the float64 figures (bench/zoo_matrix.py); the matrix prints the measure.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from pathlib import Path
 from bench.analysis import SideReport
 from bench.compare_saved import side_report_from_dict
 from bench.model_list import BENCH_MODELS
-from bench.zoo_matrix import AuditRow, render
+from bench.zoo_matrix import AuditRow, error_figures, render
 
 # The zoo (models/zoo/) and EfficientNet-B0, cheapest compile first, so a run cut short has the most rows.
 ZOO_MODELS = (
@@ -100,7 +104,8 @@ def load_peer_figures(paths: list[Path]) -> dict[tuple[str, str], SavedPeer]:
                 continue
             key = (comparison["model"], comparison["target"])
             when = comparison.get("date", date)  # --run-peer and hand-made files date each pair
-            saved = SavedPeer(side_report_from_dict(peer), f"{path.name} ({when})", samples, when)
+            pair_samples = int(comparison.get("calibration samples", samples))  # bench.peer_agreement's files
+            saved = SavedPeer(side_report_from_dict(peer), f"{path.name} ({when})", pair_samples, when)
             if key not in figures or when >= figures[key].date:
                 figures[key] = saved
     return figures
@@ -130,10 +135,10 @@ class OurCache:
         self.entries[f"{model}@{target}"] = {
             "calibration_samples": samples,
             "commit": source_commit(),
-            "date": _now(),
+            "date": now_utc(),
             "report": dataclasses.asdict(report),
         }
-        _write_json(self.path, {"pairs": self.entries})
+        write_json(self.path, {"pairs": self.entries})
 
 
 def source_commit() -> str:
@@ -148,11 +153,11 @@ def source_commit() -> str:
         return "unknown"
 
 
-def _now() -> str:
+def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _write_json(path: Path, document: dict) -> None:
+def write_json(path: Path, document: dict) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(document, indent=2) + "\n")
     partial.replace(path)
@@ -208,16 +213,16 @@ def _prepare_torch() -> None:
 def run_peer(pairs: list[tuple[str, str]], out: Path, samples: int, dump_dir: Path | None) -> None:
     """Compiles the peer's side of ``pairs`` and adds each to ``out`` (bench.compare's --json format)."""
     document = json.loads(out.read_text()) if out.exists() else {"run": {}, "comparisons": []}
-    document["run"].update({"calibration samples": str(samples), "date": _now(), "by": "bench.zoo_audit --run-peer"})
+    document["run"].update({"calibration samples": str(samples), "date": now_utc(), "by": "bench.zoo_audit --run-peer"})
     _prepare_torch()
     for model, target in pairs:
         gc.collect()
         print(f"compiling {model} for {target}: peer ...", file=sys.stderr, flush=True)
         report = compile_peer(model, target, samples, dump_dir)
         comparisons = [c for c in document["comparisons"] if (c["model"], c["target"]) != (model, target)]
-        comparisons.append({"model": model, "target": target, "date": _now(), "peer": dataclasses.asdict(report)})
+        comparisons.append({"model": model, "target": target, "date": now_utc(), "peer": dataclasses.asdict(report)})
         document["comparisons"] = comparisons
-        _write_json(out, document)
+        write_json(out, document)
         print(f"{model}@{target}: peer {'FAILED: ' + report.error if report.error else 'ok'}", flush=True)
 
 
@@ -282,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
             cache.put(model, target, compile_ours(model, target, samples, args.dump_dir), samples)
 
     rows = audit_rows(cache, peers)
-    text = "\n\n".join([render(rows), peer_sources(rows)])
+    figures = ["Error per pair, float64 and float32 (steps of the output grid, elements off, cosine):"]
+    figures += [f"- {line}" for line in error_figures(rows)]
+    text = "\n\n".join([render(rows), "\n".join(figures), peer_sources(rows)])
     print(text)
     if args.markdown:
         args.markdown.write_text(text + "\n")

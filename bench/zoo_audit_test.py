@@ -8,15 +8,19 @@ import pytest
 from bench import zoo_audit
 from bench.agreement import Agreement, Agreements
 from bench.analysis import SideReport
+from bench.compare_saved import side_report_from_dict
 from bench.vela_report import VelaNumbers
 from bench.zoo_matrix import (
     MET,
+    NO_FLOAT64,
     NO_PEER,
     NOT_APPLICABLE,
     NOT_COMPILED,
     NOT_MET,
     PEER_FAILED,
     AuditRow,
+    Verdict,
+    error_figures,
     markdown_row,
     not_met,
     tally,
@@ -24,14 +28,20 @@ from bench.zoo_matrix import (
 )
 
 
-def _report(side, *, cycles=1000, delegated=100.0, cosine=0.999, max_abs=0.1, partitions=1, one_delegate=True):
-    agreement = Agreement(cosine=cosine, max_abs_error=max_abs, top1=4, samples=4)
+def _report(
+    side, *, cycles=1000, delegated=100.0, cosine=0.999, max_abs=0.1, steps=3, partitions=1, one_delegate=True,
+    float32=None, float64=True,
+):
+    """A made-up side. ``cosine``, ``max_abs`` and ``steps``: its error in float64; ``float32``: (cosine, max
+    abs, steps) of its float32 error (default: the same); ``float64=False``: a figure saved before that measure."""
+    exact = Agreement(cosine=cosine, max_abs_error=max_abs, top1=4, samples=4, max_steps=steps, elements_off=steps)
+    rounded = exact if float32 is None else Agreement(float32[0], float32[1], 4, 4, float32[2], float32[2])
     return SideReport(
         side=side,
         partitions=partitions,
         delegated_percent=delegated,
         vela=None if cycles is None else VelaNumbers(cycles, cycles, 1.0, 1.0, 1.0, 10),
-        agreement=Agreements(agreement, agreement, agreement) if one_delegate else None,
+        agreement=Agreements(exact, rounded, exact, exact if float64 else None) if one_delegate else None,
     )
 
 
@@ -46,29 +56,50 @@ def test_a_pair_at_or_better_than_the_peer_meets_every_criterion():
 
 
 def test_more_cycles_a_smaller_share_or_a_larger_error_is_not_met_and_listed():
-    ours = _report("ours", cycles=1100, delegated=98.4, cosine=0.9955, max_abs=0.05)
-    peer = _report("peer", cycles=1000, delegated=99.5, cosine=0.9959, max_abs=0.109)
+    ours = _report("ours", cycles=1100, delegated=98.4, cosine=0.9955, steps=2)
+    peer = _report("peer", cycles=1000, delegated=99.5, cosine=0.9959, steps=2)
     row = AuditRow("deit_tiny", "ethos-u85-256", ours, peer)
     assert _statuses(row) == {"compiles": MET, "delegated": NOT_MET, "cycles": NOT_MET, "error": NOT_MET}
     assert not_met([row]) == [
         "deit_tiny@ethos-u85-256: delegated: 98.4 vs 99.5%",
         "deit_tiny@ethos-u85-256: cycles: 1.100x",
-        "deit_tiny@ethos-u85-256: error: cosine 0.99550 < 0.99590",
+        "deit_tiny@ethos-u85-256: error: float64 cosine 0.99550 < 0.99590",
     ]
-    larger_max = AuditRow("x", "ethos-u55-128", _report("ours", max_abs=0.2), _report("peer", max_abs=0.1))
-    assert verdicts(larger_max)["error"].why == "max abs 0.2 > 0.1"
+    more_steps = AuditRow("x", "ethos-u55-128", _report("ours", steps=3), _report("peer", steps=2))
+    assert verdicts(more_steps)["error"].why == "float64 max 3 > 2 steps"
 
 
-def test_errors_equal_but_for_float_rounding_or_the_grids_last_digits_count_as_no_larger():
-    exact = AuditRow("kws_conv1d", "ethos-u55-128", _report("ours", cosine=1.0, max_abs=0.0),
-                     _report("peer", cosine=1.0000000000000002, max_abs=0.0))
-    grids_last_digits = AuditRow("convnext_atto", "ethos-u55-128", _report("ours", cosine=0.99972, max_abs=0.0980825),
-                             _report("peer", cosine=0.99963, max_abs=0.0980347))
-    two_percent_more = AuditRow("yolov8n", "ethos-u55-128", _report("ours", cosine=0.99993, max_abs=36.13),
-                                _report("peer", cosine=0.99983, max_abs=35.22))
-    assert verdicts(exact)["error"].status == MET
+def test_the_error_verdict_counts_float64_steps_not_float32_luck_nor_the_grids_last_digits():
+    # mha_sequence as measured: ours 2 steps off in float32 and exact in float64; the peer exact in both.
+    float32_noise = AuditRow(
+        "mha_sequence",
+        "tosa-INT",
+        _report("ours", cosine=0.9999999999999998, max_abs=0.0, steps=0, float32=(0.99997, 0.0122, 2)),
+        _report("peer", cosine=1.0, max_abs=0.0, steps=0),
+    )
+    assert verdicts(float32_noise)["error"].status == MET
+    # The same step count on two grids a few parts in 10^4 apart: equal, though 0.0980825 > 0.0980347.
+    grids_last_digits = AuditRow(
+        "convnext_atto",
+        "ethos-u55-128",
+        _report("ours", cosine=0.99972, max_abs=0.0980825, steps=7),
+        _report("peer", cosine=0.99963, max_abs=0.0980347, steps=7),
+    )
     assert verdicts(grids_last_digits)["error"].status == MET
-    assert verdicts(two_percent_more)["error"].why == "max abs 36.1 > 35.2"
+    # Exact in float32 but a step off in float64: float32's luck counts for neither side.
+    exact = _report("ours", cosine=1.0, max_abs=0.0, steps=0)
+    lucky = _report("peer", cosine=0.99999, max_abs=0.03, steps=1, float32=(1.0, 0.0, 0))
+    assert verdicts(AuditRow("bert", "tosa-INT", exact, lucky))["error"].status == MET
+    assert verdicts(AuditRow("bert", "tosa-INT", lucky, exact))["error"].why == (
+        "float64 max 1 > 0 steps; float64 cosine 0.99999 < 1.00000"
+    )
+
+
+def test_a_figure_saved_before_the_float64_measure_is_not_judged_and_says_whose():
+    row = AuditRow("yolov8n", "ethos-u55-128", _report("ours"), _report("peer", float64=False))
+    assert verdicts(row)["error"] == Verdict(NO_FLOAT64, "peer")
+    assert markdown_row(row).split(" | ")[7] == "f32 only: 0.99900, 0.1 (3), 4/4"
+    assert error_figures([row]) == []
 
 
 def test_a_failed_or_missing_peer_and_the_tosa_target_say_so_instead_of_judging():
@@ -98,20 +129,39 @@ def test_error_is_not_applicable_where_a_side_is_partly_delegated():
     assert verdicts(row)["error"].why == "partly delegated: ours and peer"
 
 
-def test_the_markdown_row_shows_both_sides_the_ratio_and_the_verdicts():
+def test_the_markdown_row_shows_both_sides_both_measures_the_ratio_and_the_verdicts():
     row = AuditRow(
         "squeezenet",
         "ethos-u55-128",
-        _report("ours", cycles=1_709_234, cosine=0.999991, max_abs=0.0055),
-        _report("peer", cycles=1_700_000, cosine=0.999991, max_abs=0.0055),
+        _report("ours", cycles=1_709_234, cosine=1.0, max_abs=0.0, steps=0, float32=(0.999991, 0.0055, 1)),
+        _report("peer", cycles=1_700_000, cosine=0.999991, max_abs=0.0055, steps=1),
     )
     assert markdown_row(row) == (
         "| squeezenet | ethos-u55-128 | ok / ok | 1 / 1 | 100.0 / 100.0 | 1,709,234 / 1,700,000 (1.01) "
-        "| 0.99999, 0.0055, 4/4 | 0.99999, 0.0055, 4/4 | met | met | NOT met | met |"
+        "| 1.00000, 0 (0), 4/4; f32 0.99999, 0.0055 (1) | 0.99999, 0.0055 (1), 4/4; f32 0.99999, 0.0055 (1) "
+        "| met | met | NOT met | met |"
     )
+    assert error_figures([row]) == [
+        "squeezenet@ethos-u55-128: ours float64 0 steps (0 off), cos 1.00000000; float32 1 steps (1 off), "
+        "cos 0.99999100 | peer float64 1 steps (1 off), cos 0.99999100; float32 1 steps (1 off), cos 0.99999100 "
+        "| met"
+    ]
     tosa = AuditRow("kws_conv1d", "tosa-INT", _report("ours", cycles=None), None)
     assert markdown_row(tosa).split(" | ")[5] == "–"
     assert tally([row, tosa])["cycles"] == {NOT_MET: 1, NOT_APPLICABLE: 1}
+
+
+def test_reports_saved_before_the_float64_measure_still_load_and_new_ones_round_trip():
+    old = {
+        "side": "peer",
+        "agreement": {
+            key: {"cosine": 1.0, "max_abs_error": 0.0, "top1": 4, "samples": 4}
+            for key in ("vs_float", "vs_quantized", "quantized_vs_float")
+        },
+    }
+    report = side_report_from_dict(old)
+    assert report.agreement.vs_quantized_float64 is None and report.agreement.vs_quantized.max_steps is None
+    assert side_report_from_dict(json.loads(json.dumps(dataclasses.asdict(_report("peer"))))) == _report("peer")
 
 
 def _saved_run(path, date, samples, comparisons):

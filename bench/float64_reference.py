@@ -1,0 +1,61 @@
+"""Either side's quantized torch model evaluated in float64: the reference bench.agreement holds a delegate to.
+
+models.quantized_float64 does this for our flow's converted module (the decomposed quantize/dequantize
+ops insist on float32, so it swaps them for float64 forms and widens the float constants). The peer's
+converted module is the same kind of graph, with one more thing in it: its quantizer decomposes layer
+norm, softmax and attention before annotation (its transform_for_annotation), and those decompositions
+make tensors with factory ops (``aten.full`` for a softmax's or an attention's constants) that carry no
+dtype, so torch makes them float32. A float32 constant in a float64 graph rounds the constant, not the
+arithmetic, and promotion hides it; this module makes those factories float64 too, so neither side's
+reference keeps a float32 value anywhere.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (defines the quantized_decomposed ops)
+
+from models.quantized_float64 import as_float64, in_float64
+
+_ATEN = torch.ops.aten
+
+# Factory ops whose float result takes torch's default dtype (float32) unless a dtype is given.
+_FACTORIES = frozenset(
+    {
+        _ATEN.full.default,
+        _ATEN.zeros.default,
+        _ATEN.ones.default,
+        _ATEN.scalar_tensor.default,
+        _ATEN.arange.default,
+        _ATEN.arange.start,
+        _ATEN.arange.start_step,
+        _ATEN.empty.memory_format,
+    }
+)
+
+
+def quantized_in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """A copy of a pt2e-converted module (ours or the peer's) that computes in float64 throughout."""
+    widened = in_float64(module)
+    for node in widened.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.kwargs.get("dtype") == torch.float32:
+            node.kwargs = {**node.kwargs, "dtype": torch.float64}
+        elif node.target in _FACTORIES and "dtype" not in node.kwargs and _makes_float32(node):
+            node.kwargs = {**node.kwargs, "dtype": torch.float64}
+    widened.recompile()
+    return widened
+
+
+def _makes_float32(node: torch.fx.Node) -> bool:
+    value = node.meta.get("val")
+    if isinstance(value, torch.Tensor):
+        return value.dtype == torch.float32
+    # No traced value (a node a pass added without one): a float fill value makes a float tensor.
+    return any(isinstance(arg, float) for arg in node.args)
+
+
+def inputs_in_float64(sample: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """Float inputs widened; integer inputs (token ids) as they are."""
+    return tuple(as_float64(tensor) for tensor in sample)
