@@ -28,7 +28,9 @@ shifted windows, arm/ops/clamp.py's ``normalize`` for EdgeNeXt's F.normalize, ar
 head; session 9: scaled_dot_product_attention's ``heads_merged_after_a_view_write`` on the float targets
 for BART on TOSA FP, cumsum's ``token_positions`` and ``int32_data``, compare's ``int32_ne_scalar``,
 fold_constants_test's gather from equal values and int64_to_int32_test's widening cast for RoBERTa's
-position ids). models/README.md has the results, per model and target.
+position ids; session 10: batch_norm's ``rank4_every_value_exact`` for MobileOne's identity branches,
+avg_pool2d's ``3x3_exclude_pad_ties_to_even`` for PoolFormer's token mixer). models/README.md has the
+results, per model and target.
 """
 
 from __future__ import annotations

@@ -139,11 +139,14 @@ def lower_pool(
     pad_inside: bool,
     name: str | None = None,
     nchw_input: TosaValue | None = None,
+    onto_output_grid: bool = True,
 ) -> TosaValue:
     """AVG_POOL2D / MAX_POOL2D of node.args[0] (or of ``nchw_input``, an NCHW view of it) in NHWC, written
     onto the node's output grid (INT).
 
     Returns the NCHW result named ``name`` (default: the node's name), shaped [N, C, out_h, out_w].
+    ``onto_output_grid=False`` keeps the pool on its input's grid (an intermediate such as the int16
+    pool of avg_pool2d's exact form, whose caller does its own rounding).
 
     ``pad_inside`` lets the pool's own padding (which AVG_POOL2D leaves out of the count and
     MAX_POOL2D treats as -inf) do PyTorch's padding; otherwise an explicit PAD with real zeros
@@ -186,7 +189,7 @@ def lower_pool(
             list(window.kernel), list(window.stride), list(pad), ts.NanPropagationMode.PROPAGATE
         )
     ctx.graph.add_op(op, operands, [output], attribute)
-    if ctx.spec.is_int:
+    if ctx.spec.is_int and onto_output_grid:
         # The quantizer shares the input's grid, so this rescale is only there for foreign annotations.
         output = requantize(ctx.graph, output, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     return to_nchw(ctx.graph, output, name=name or node.name)
