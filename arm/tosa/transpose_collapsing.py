@@ -27,6 +27,8 @@ Vela copies a reshaped tensor in front of a MATMUL and transposes MATMUL operand
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import tosa_serializer as ts
 
@@ -78,30 +80,24 @@ def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tup
     """The transpose [A, B] -> [B, A] (``shape`` = (A, B)) of ``operator`` as CONV2D of the image
     [1, A, B, 1] with a kernel (A, 1) of identity weights: output channel a reads the kernel's row a."""
     moved, kept = shape
-    source = graph.tensors[operator.inputs[0]]
-    name = operator.outputs[0]
-    output_shape = graph.tensors[name].shape
-    position = graph.operators.index(operator)
-    first_new = len(graph.operators)
-    value = TosaValue(source.name, source.shape, source.dtype)
-    image = reshape(graph, value, (1, moved, kept, 1), name=f"{name}_image")
-    weights = graph.add_const(f"{name}_identity", np.eye(moved, dtype=np.int8).reshape(moved, moved, 1, 1))
-    codes = graph.add_tensor(f"{name}_codes", (1, 1, kept, moved), np.dtype(np.int32))
-    attribute = ts.TosaSerializerAttribute()
-    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
-    operands = [
-        image, weights, graph.add_const(f"{name}_no_bias", np.zeros(moved, dtype=np.int32)),
-        graph.add_scalar_const(f"{name}_input_zp", 0, np.dtype(np.int8)),
-        graph.add_scalar_const(f"{name}_weight_zp", 0, np.dtype(np.int8)),
-    ]  # fmt: skip
-    graph.add_op(ts.Op.CONV2D, operands, [codes], attribute)
-    moved_codes = rescale(
-        graph, codes, name=f"{name}_moved", scales=[1.0], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0
-    )
-    del graph.tensors[name]  # re-made by the reshape under the same name
-    reshape(graph, moved_codes, output_shape, name=name)
-    graph.operators.remove(operator)
-    graph.move_appended(first_new - 1, position)
+
+    def identity_convolution(value: TosaValue, name: str) -> TosaValue:
+        image = reshape(graph, value, (1, moved, kept, 1), name=f"{name}_image")
+        weights = graph.add_const(f"{name}_identity", np.eye(moved, dtype=np.int8).reshape(moved, moved, 1, 1))
+        codes = graph.add_tensor(f"{name}_codes", (1, 1, kept, moved), np.dtype(np.int32))
+        attribute = ts.TosaSerializerAttribute()
+        attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+        operands = [
+            image, weights, graph.add_const(f"{name}_no_bias", np.zeros(moved, dtype=np.int32)),
+            graph.add_scalar_const(f"{name}_input_zp", 0, np.dtype(np.int8)),
+            graph.add_scalar_const(f"{name}_weight_zp", 0, np.dtype(np.int8)),
+        ]  # fmt: skip
+        graph.add_op(ts.Op.CONV2D, operands, [codes], attribute)
+        return rescale(
+            graph, codes, name=f"{name}_moved", scales=[1.0], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0
+        )
+
+    _replace(graph, operator, identity_convolution)
 
 
 def collapsed(shape: tuple[int, ...], perms: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -126,14 +122,23 @@ def _fuses_slowly(graph: TosaGraph, operator: TosaOperator) -> bool:
 
 
 def _rewrite(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...], perms: tuple[int, ...]) -> None:
+    def collapsed_transpose(value: TosaValue, name: str) -> TosaValue:
+        if len(perms) <= 1:  # the transpose moves nothing: one reshape
+            return value
+        return transpose(graph, reshape(graph, value, shape, name=f"{name}_collapsed"), perms, name=f"{name}_collapsed_transposed")
+
+    _replace(graph, operator, collapsed_transpose)
+
+
+def _replace(graph: TosaGraph, operator: TosaOperator, build: Callable[[TosaValue, str], TosaValue]) -> None:
+    """Replaces the one-input ``operator`` in place by what ``build`` emits from its input (given the
+    output's name to derive names from), reshaped to the output's shape under the output's name."""
     source = graph.tensors[operator.inputs[0]]
     name = operator.outputs[0]
     output_shape = graph.tensors[name].shape
     position = graph.operators.index(operator)
     first_new = len(graph.operators)
-    value = TosaValue(source.name, source.shape, source.dtype)
-    if len(perms) > 1:  # else the transpose moves nothing: one reshape
-        value = transpose(graph, reshape(graph, value, shape, name=f"{name}_collapsed"), perms, name=f"{name}_collapsed_transposed")
+    value = build(TosaValue(source.name, source.shape, source.dtype), name)
     del graph.tensors[name]  # re-made by the reshape under the same name
     reshape(graph, value, output_shape, name=name)
     graph.operators.remove(operator)
