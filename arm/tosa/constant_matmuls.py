@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
+from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, rebuild_in_place, reshape
 from arm.tosa.layout import remove_dead_operators, transpose
 
 _INT8 = np.dtype(np.int8)
@@ -80,23 +80,21 @@ def _rewrite(graph: TosaGraph, matmul: TosaOperator, matrix: np.ndarray, *, cons
     name = matmul.outputs[0]
     batch, rows, columns = graph.tensors[name].shape
     lhs, rhs, lhs_zp, rhs_zp = matmul.inputs
-    position = graph.operators.index(matmul)
-    first_new = len(graph.operators)
-    if constant_on_the_right:  # [N*H, C] x [C, W]: weights [W, 1, 1, C] = matrix^T
-        image = reshape(graph, _value(graph, lhs), (1, 1, batch * rows, matrix.shape[0]), name=f"{name}_image")
-        product = _convolution(graph, image, matrix.T, input_zp=lhs_zp, weight_zp=rhs_zp, name=f"{name}_convolved")
-    else:  # [H, C] x [C, N*W] as ([N*W, C] x [C, H])^T: weights [H, 1, 1, C] = matrix
+
+    def product() -> TosaValue:
+        if constant_on_the_right:  # [N*H, C] x [C, W]: weights [W, 1, 1, C] = matrix^T
+            image = reshape(graph, _value(graph, lhs), (1, 1, batch * rows, matrix.shape[0]), name=f"{name}_image")
+            return _convolution(graph, image, matrix.T, input_zp=lhs_zp, weight_zp=rhs_zp, name=f"{name}_convolved")
+        # [H, C] x [C, N*W] as ([N*W, C] x [C, H])^T: weights [H, 1, 1, C] = matrix
         activation = _value(graph, rhs)  # [N, C, W]
         inner = activation.shape[1]
         rows_of_x = transpose(graph, activation, (0, 2, 1), name=f"{name}_rhs_transposed")  # [N, W, C]
         image = reshape(graph, rows_of_x, (1, 1, batch * columns, inner), name=f"{name}_image")
         transposed = _convolution(graph, image, matrix, input_zp=rhs_zp, weight_zp=lhs_zp, name=f"{name}_convolved")
         by_batch = reshape(graph, transposed, (batch, columns, rows), name=f"{name}_transposed")
-        product = transpose(graph, by_batch, (0, 2, 1), name=f"{name}_product")
-    del graph.tensors[name]  # re-made by the reshape under the same name
-    reshape(graph, product, (batch, rows, columns), name=name)
-    graph.operators.remove(matmul)
-    graph.move_appended(first_new - 1, position)
+        return transpose(graph, by_batch, (0, 2, 1), name=f"{name}_product")
+
+    rebuild_in_place(graph, matmul, product)
 
 
 def _value(graph: TosaGraph, name: str) -> TosaValue:

@@ -7,7 +7,7 @@ address, so lowering the same program twice gives byte-identical flatbuffers.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Callable, Sequence
 
 import ml_dtypes
 import numpy as np
@@ -246,6 +246,20 @@ def reshape(graph: TosaGraph, value: TosaValue, shape: Sequence[int], *, name: s
     attribute.ReshapeAttribute()
     graph.add_op(ts.Op.RESHAPE, [value, shape_name], [output], attribute)
     return output
+
+
+def rebuild_in_place(graph: TosaGraph, operator: TosaOperator, build: Callable[[], TosaValue]) -> None:
+    """Replaces the one-output ``operator`` by the operators ``build`` appends: their result, reshaped to the
+    operator's output shape, takes the output's name, and the new operators run where ``operator`` did."""
+    name = operator.outputs[0]
+    output_shape = graph.tensors[name].shape
+    position = graph.operators.index(operator)
+    first_new = len(graph.operators)
+    value = build()
+    del graph.tensors[name]  # re-made by the reshape under the same name
+    reshape(graph, value, output_shape, name=name)
+    graph.operators.remove(operator)
+    graph.move_appended(first_new - 1, position)  # one fewer before them: ``operator`` is gone
 
 
 def slice_tensor(

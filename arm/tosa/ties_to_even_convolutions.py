@@ -22,7 +22,7 @@ import dataclasses
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaOperator, reshape
+from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, rebuild_in_place
 from arm.tosa.layout import remove_dead_operators
 from arm.tosa.sum_as_convolution import ones_convolution
 
@@ -76,34 +76,35 @@ def _match(graph: TosaGraph, final: TosaOperator) -> _TiesToEvenAverage | None:
 
 def _rewrite(graph: TosaGraph, average: _TiesToEvenAverage) -> None:
     name = average.final.outputs[0]
-    output = graph.tensors[name]
     rows_image = graph.tensors[average.sums_convolution.inputs[0]]
     rows = rows_image.shape[2]
-    position = graph.operators.index(average.final)
-    first_new = len(graph.operators)
     halves_zero_point = _INT8_MIN - _halves_range(graph, average)[0]
-    sums = ones_convolution(
-        graph, rows_image.name, outputs=2, biases=average.biases,
-        input_zp=average.sums_convolution.inputs[3], name=f"{name}_halves_sums",
-    )  # fmt: skip
-    halves = graph.add_tensor(f"{name}_halves", (1, 1, rows, 2), np.int8)
-    multiplier, shift = average.halving.inputs[1:3]
-    graph.add_op(
-        ts.Op.RESCALE,
-        [sums, multiplier, shift, graph.add_scalar_const(f"{halves.name}_input_zp", 0, np.int32),
-         graph.add_scalar_const(f"{halves.name}_output_zp", halves_zero_point, np.int8)],
-        [halves], average.halving.attribute, elementwise_unary=True,
-    )  # fmt: skip
-    total = ones_convolution(
-        graph, halves.name, outputs=1, biases=(0,),
-        input_zp=graph.add_scalar_const(f"{name}_pair_input_zp", halves_zero_point, np.int8).name, name=f"{name}_pair",
-    )  # fmt: skip
-    written = graph.add_tensor(f"{name}_rows", (1, 1, rows, 1), np.int8)
-    graph.add_op(ts.Op.RESCALE, [total, *average.final.inputs[1:]], [written], average.final.attribute, elementwise_unary=True)
-    del graph.tensors[name]  # re-made by the reshape under the same name
-    reshape(graph, written, output.shape, name=name)
-    graph.operators.remove(average.final)
-    graph.move_appended(first_new - 1, position)
+
+    def halves_and_their_sum() -> TosaValue:
+        sums = ones_convolution(
+            graph, rows_image.name, outputs=2, biases=average.biases,
+            input_zp=average.sums_convolution.inputs[3], name=f"{name}_halves_sums",
+        )  # fmt: skip
+        halves = graph.add_tensor(f"{name}_halves", (1, 1, rows, 2), np.int8)
+        multiplier, shift = average.halving.inputs[1:3]
+        graph.add_op(
+            ts.Op.RESCALE,
+            [sums, multiplier, shift, graph.add_scalar_const(f"{halves.name}_input_zp", 0, np.int32),
+             graph.add_scalar_const(f"{halves.name}_output_zp", halves_zero_point, np.int8)],
+            [halves], average.halving.attribute, elementwise_unary=True,
+        )  # fmt: skip
+        total = ones_convolution(
+            graph, halves.name, outputs=1, biases=(0,),
+            input_zp=graph.add_scalar_const(f"{name}_pair_input_zp", halves_zero_point, np.int8).name,
+            name=f"{name}_pair",
+        )  # fmt: skip
+        written = graph.add_tensor(f"{name}_rows", (1, 1, rows, 1), np.int8)
+        graph.add_op(
+            ts.Op.RESCALE, [total, *average.final.inputs[1:]], [written], average.final.attribute, elementwise_unary=True
+        )
+        return written
+
+    rebuild_in_place(graph, average.final, halves_and_their_sum)
 
 
 def _halves_fit_int8(graph: TosaGraph, average: _TiesToEvenAverage) -> bool:

@@ -27,12 +27,10 @@ Vela copies a reshaped tensor in front of a MATMUL and transposes MATMUL operand
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 import tosa_serializer as ts
 
-from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, reshape
+from arm.tosa.graph import TosaGraph, TosaOperator, TosaValue, rebuild_in_place, reshape
 from arm.tosa.layout import has_short_rows, is_weighted_output, transpose
 from arm.tosa.rescale import rescale
 
@@ -80,8 +78,9 @@ def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tup
     """The transpose [A, B] -> [B, A] (``shape`` = (A, B)) of ``operator`` as CONV2D of the image
     [1, A, B, 1] with a kernel (A, 1) of identity weights: output channel a reads the kernel's row a."""
     moved, kept = shape
+    value, name = _input_value(graph, operator), operator.outputs[0]
 
-    def identity_convolution(value: TosaValue, name: str) -> TosaValue:
+    def identity_convolution() -> TosaValue:
         image = reshape(graph, value, (1, moved, kept, 1), name=f"{name}_image")
         weights = graph.add_const(f"{name}_identity", np.eye(moved, dtype=np.int8).reshape(moved, moved, 1, 1))
         codes = graph.add_tensor(f"{name}_codes", (1, 1, kept, moved), np.dtype(np.int32))
@@ -97,7 +96,7 @@ def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tup
             graph, codes, name=f"{name}_moved", scales=[1.0], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0
         )
 
-    _replace(graph, operator, identity_convolution)
+    rebuild_in_place(graph, operator, identity_convolution)
 
 
 def collapsed(shape: tuple[int, ...], perms: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -122,24 +121,16 @@ def _fuses_slowly(graph: TosaGraph, operator: TosaOperator) -> bool:
 
 
 def _rewrite(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...], perms: tuple[int, ...]) -> None:
-    def collapsed_transpose(value: TosaValue, name: str) -> TosaValue:
+    value, name = _input_value(graph, operator), operator.outputs[0]
+
+    def collapsed_transpose() -> TosaValue:
         if len(perms) <= 1:  # the transpose moves nothing: one reshape
             return value
         return transpose(graph, reshape(graph, value, shape, name=f"{name}_collapsed"), perms, name=f"{name}_collapsed_transposed")
 
-    _replace(graph, operator, collapsed_transpose)
+    rebuild_in_place(graph, operator, collapsed_transpose)
 
 
-def _replace(graph: TosaGraph, operator: TosaOperator, build: Callable[[TosaValue, str], TosaValue]) -> None:
-    """Replaces the one-input ``operator`` in place by what ``build`` emits from its input (given the
-    output's name to derive names from), reshaped to the output's shape under the output's name."""
+def _input_value(graph: TosaGraph, operator: TosaOperator) -> TosaValue:
     source = graph.tensors[operator.inputs[0]]
-    name = operator.outputs[0]
-    output_shape = graph.tensors[name].shape
-    position = graph.operators.index(operator)
-    first_new = len(graph.operators)
-    value = build(TosaValue(source.name, source.shape, source.dtype), name)
-    del graph.tensors[name]  # re-made by the reshape under the same name
-    reshape(graph, value, output_shape, name=name)
-    graph.operators.remove(operator)
-    graph.move_appended(first_new - 1, position)
+    return TosaValue(source.name, source.shape, source.dtype)
