@@ -14,30 +14,14 @@ from __future__ import annotations
 import torch
 from torch.fx import Node
 
-from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.arm_op import decomposed_op
 from arm.ops.common.aten_rewrite import scaled_product_plus_input
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext
-from arm.tosa.graph import TosaValue
-from arm.tosa.specification import TosaSpecification
 
 
 def decompose(node: Node) -> None:
     """baddbmm -> add(mul(bmm(batch1, batch2), alpha), mul(input, beta)), leaving out factors of 1 and a beta of 0."""
     scaled_product_plus_input(node, torch.ops.aten.bmm.default)
-
-
-def support(node: Node, spec: TosaSpecification) -> str | None:
-    return None  # never reached: no edge operator is lowered here (see the module doc)
-
-
-def annotate_baddbmm(node: Node, config: QuantizationConfig) -> None:
-    """Nothing: the node was decomposed before annotation."""
-
-
-def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    raise NotImplementedError(f"{node.name}: baddbmm has no edge operator of its own to lower")
 
 
 def alibi_scores(bias: torch.Tensor, queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
@@ -57,13 +41,4 @@ TEST_CASES = {
     "scaled": OpTestCase(FunctionModule(scaled), random_inputs(1, (2, 3, 5), (2, 3, 7), (2, 7, 5))),
 }
 
-OP = ArmOp(
-    name="baddbmm",
-    edge_targets=(),
-    aten_targets=(torch.ops.aten.baddbmm.default,),
-    support=support,
-    annotate=annotate_baddbmm,
-    lower=lower,
-    test_cases=TEST_CASES,
-    decompose_for_quantization=decompose,
-)
+OP = decomposed_op("baddbmm", (torch.ops.aten.baddbmm.default,), decompose, TEST_CASES)

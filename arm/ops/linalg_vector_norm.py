@@ -14,13 +14,9 @@ import math
 import torch
 from torch.fx import Node
 
-from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.arm_op import decomposed_op
 from arm.ops.common.aten_rewrite import AtenBuilder, shape
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext
-from arm.tosa.graph import TosaValue
-from arm.tosa.specification import TosaSpecification
 
 _DEFAULTS = (2, None, False)  # ord, dim, keepdim
 
@@ -57,18 +53,6 @@ def decompose(node: Node) -> None:
     node.replace_all_uses_with(result)
 
 
-def support(node: Node, spec: TosaSpecification) -> str | None:
-    return None  # never reached: no edge operator is lowered here (see the module doc)
-
-
-def annotate_linalg_vector_norm(node: Node, config: QuantizationConfig) -> None:
-    """Nothing: the node was decomposed before annotation."""
-
-
-def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    raise NotImplementedError(f"{node.name}: linalg_vector_norm is decomposed before lowering")
-
-
 def l2_last_keepdim(x: torch.Tensor) -> torch.Tensor:
     return torch.linalg.vector_norm(x, dim=-1, keepdim=True)
 
@@ -87,13 +71,4 @@ TEST_CASES = {
     "inf_dim1": OpTestCase(FunctionModule(inf_channels), random_inputs(2, (1, 6, 5))),
 }
 
-OP = ArmOp(
-    name="linalg_vector_norm",
-    edge_targets=(),
-    aten_targets=(torch.ops.aten.linalg_vector_norm.default,),
-    support=support,
-    annotate=annotate_linalg_vector_norm,
-    lower=lower,
-    test_cases=TEST_CASES,
-    decompose_for_quantization=decompose,
-)
+OP = decomposed_op("linalg_vector_norm", (torch.ops.aten.linalg_vector_norm.default,), decompose, TEST_CASES)

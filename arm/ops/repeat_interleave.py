@@ -14,13 +14,9 @@ from __future__ import annotations
 import torch
 from torch.fx import Node
 
-from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.arm_op import decomposed_op
 from arm.ops.common.aten_rewrite import AtenBuilder, shape
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext
-from arm.tosa.graph import TosaValue
-from arm.tosa.specification import TosaSpecification
 
 _SELF_INT = torch.ops.aten.repeat_interleave.self_int
 
@@ -43,18 +39,6 @@ def decompose(node: Node) -> None:
     node.replace_all_uses_with(merged)
 
 
-def support(node: Node, spec: TosaSpecification) -> str | None:
-    return None  # never reached: no edge operator is lowered here (see the module doc)
-
-
-def annotate_repeat_interleave(node: Node, config: QuantizationConfig) -> None:
-    """Nothing: the node was replaced by unsqueeze, expand and reshape before annotation."""
-
-
-def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    raise NotImplementedError(f"{node.name}: repeat_interleave has no edge operator of its own to lower")
-
-
 def columns_three_times(x: torch.Tensor) -> torch.Tensor:
     return x.repeat_interleave(3, 1)
 
@@ -70,13 +54,4 @@ TEST_CASES = {
     "negative_dim": OpTestCase(FunctionModule(heads_twice), random_inputs(1, (1, 2, 3, 4))),
 }
 
-OP = ArmOp(
-    name="repeat_interleave",
-    edge_targets=(),
-    aten_targets=(_SELF_INT,),
-    support=support,
-    annotate=annotate_repeat_interleave,
-    lower=lower,
-    test_cases=TEST_CASES,
-    decompose_for_quantization=decompose,
-)
+OP = decomposed_op("repeat_interleave", (_SELF_INT,), decompose, TEST_CASES)

@@ -14,13 +14,9 @@ from __future__ import annotations
 import torch
 from torch.fx import Node
 
-from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.arm_op import decomposed_op
 from arm.ops.common.aten_rewrite import AtenBuilder, shape
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext
-from arm.tosa.graph import TosaValue
-from arm.tosa.specification import TosaSpecification
 
 
 def _as_list(value: int | list[int] | tuple[int, ...]) -> list[int]:
@@ -67,18 +63,6 @@ def decompose(node: Node) -> None:
     node.replace_all_uses_with(result)
 
 
-def support(node: Node, spec: TosaSpecification) -> str | None:
-    return None  # never reached: no edge operator is lowered here (see the module doc)
-
-
-def annotate_roll(node: Node, config: QuantizationConfig) -> None:
-    """Nothing: the node was decomposed before annotation."""
-
-
-def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    raise NotImplementedError(f"{node.name}: roll is decomposed before lowering")
-
-
 def shifted_windows(x: torch.Tensor) -> torch.Tensor:
     # Swin's cyclic shift of an NHWC map, there and back around a mixing step.
     shifted = torch.roll(x, shifts=(-1, -1), dims=(1, 2))
@@ -107,13 +91,4 @@ TEST_CASES = {
     "minus_rolled": OpTestCase(FunctionModule(minus_rolled), random_inputs(3, (3, 7))),
 }
 
-OP = ArmOp(
-    name="roll",
-    edge_targets=(),
-    aten_targets=(torch.ops.aten.roll.default,),
-    support=support,
-    annotate=annotate_roll,
-    lower=lower,
-    test_cases=TEST_CASES,
-    decompose_for_quantization=decompose,
-)
+OP = decomposed_op("roll", (torch.ops.aten.roll.default,), decompose, TEST_CASES)

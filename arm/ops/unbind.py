@@ -14,13 +14,9 @@ import operator
 import torch
 from torch.fx import Node
 
-from arm.ops.common.arm_op import ArmOp
+from arm.ops.common.arm_op import decomposed_op
 from arm.ops.common.aten_rewrite import AtenBuilder
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs, seeded
-from arm.quantizer.quantization_config import QuantizationConfig
-from arm.tosa.context import LoweringContext
-from arm.tosa.graph import TosaValue
-from arm.tosa.specification import TosaSpecification
 
 
 def decompose(node: Node) -> None:
@@ -32,18 +28,6 @@ def decompose(node: Node) -> None:
     for getitem in list(node.users):
         select = AtenBuilder(getitem).call(torch.ops.aten.select.int, x, dim, getitem.args[1])
         getitem.replace_all_uses_with(select)
-
-
-def support(node: Node, spec: TosaSpecification) -> str | None:
-    return None  # never reached: no edge operator is lowered here (see the module doc)
-
-
-def annotate_unbind(node: Node, config: QuantizationConfig) -> None:
-    """Nothing: the node was replaced by selects before annotation."""
-
-
-def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    raise NotImplementedError(f"{node.name}: unbind has no edge operator of its own to lower")
 
 
 def sum_of_pieces(x: torch.Tensor) -> torch.Tensor:
@@ -75,13 +59,4 @@ TEST_CASES = {
     "qkv": OpTestCase(seeded(1, QkvAttention), random_inputs(1, (1, 10, 32))),
 }
 
-OP = ArmOp(
-    name="unbind",
-    edge_targets=(),
-    aten_targets=(torch.ops.aten.unbind.int,),
-    support=support,
-    annotate=annotate_unbind,
-    lower=lower,
-    test_cases=TEST_CASES,
-    decompose_for_quantization=decompose,
-)
+OP = decomposed_op("unbind", (torch.ops.aten.unbind.int,), decompose, TEST_CASES)

@@ -56,3 +56,29 @@ class ArmOp:
     fuses_into_producer: bool = False
     decompose_for_quantization: Decomposition | None = None
     quantized_on: QuantizationRule | None = None
+
+
+def decomposed_op(
+    name: str,
+    aten_targets: tuple[torch._ops.OpOverload, ...],
+    decompose: Decomposition,
+    test_cases: dict[str, OpTestCase],
+) -> ArmOp:
+    """An op that lives only until annotation: ``decompose`` replaces its ATen node by ops that are annotated
+    and lowered one by one (roll into slices and a concat, unbind into selects), so it has no edge operator
+    to support or lower and nothing of its own to annotate. A node ``decompose`` leaves whole (a form it
+    does not take) is to_edge's to decompose."""
+
+    def support(node: Node, spec: TosaSpecification) -> str | None:
+        return None  # never reached: no edge operator is lowered here
+
+    def annotate(node: Node, config: QuantizationConfig) -> None:
+        """Nothing: the node was decomposed before annotation."""
+
+    def lower(node: Node, ctx: LoweringContext) -> TosaValue:
+        raise NotImplementedError(f"{node.name}: {name} is decomposed before lowering")
+
+    return ArmOp(
+        name=name, edge_targets=(), aten_targets=aten_targets, support=support, annotate=annotate, lower=lower,
+        test_cases=test_cases, decompose_for_quantization=decompose,
+    )  # fmt: skip
