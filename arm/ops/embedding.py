@@ -5,14 +5,17 @@ On the Ethos-U85, where Vela 5.2.0 runs no GATHER, the lookup is a one-hot convo
 the CPU (arm/passes/quantized_table_lookup.py) where that costs less: when the ids come from outside
 the delegate (a lookup of computed ids stays on the NPU, or the partition would split) and the
 one-hot's estimated NPU cycles exceed the CPU copy's instructions (_LookupCosts, measured: bench/README.md
-"Embedding: NPU or CPU, session 8"). The U55 has neither GATHER nor EQUAL: the lookup stays on the CPU
-there.
+"Embedding: NPU or CPU, session 8"). The U55 has neither GATHER nor EQUAL: its one-hot matrix comes
+from a convolution of the ids (common/gather.py), and the one-hot lookup streams the whole table from
+flash, so it takes only small tables (bench/README.md "BERT's lookup on the U55, session 11"); the
+cost rule applies there whatever computes the ids, as the lookup was on the CPU before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Callable
 
 import torch
 from executorch.exir.dialects._ops import ops as exir_ops
@@ -51,14 +54,51 @@ class _LookupCosts:
     # 1, 16 and 64 ids of 64 bytes.
     cpu_instructions_per_64_bytes: float = 76.0
 
+    # The U55-128's one-hot lookup (Vela 5.2.0, Ethos_U55_High_End_Embedded, Shared_Sram: constants stream
+    # from flash at about a byte per cycle): the table's CONV2D is bound by reading its codes and each
+    # output channel's bias and scale (656 cycles for 32x16, 15,136 for 256x64, 29,936 for 512x64); the
+    # one-hot CONV2D by its int16 MACs (8,592 for 16 ids x 512 rows; 2,479 for 21 x 100), or by the
+    # rows' biases when the ids are few (5,520 for 1 x 512).
+    u55_flash_cycles_per_byte: float = 1.0
+    u55_flash_bytes_per_channel: float = 10.0
+    u55_one_hot_cycles_per_element: float = 1.1
+    u55_one_hot_fixed_cycles: float = 200.0
+    u55_one_hot_flash_bytes_per_row: float = 11.0
+
     def one_hot_cycles(self, ids: int, rows: int, width: int) -> float:
         return ids * rows * (self.equal_cycles_per_element + width / self.conv_macs_per_cycle)
+
+    def u55_one_hot_cycles(self, ids: int, rows: int, width: int) -> float:
+        table = (rows * width + width * self.u55_flash_bytes_per_channel) * self.u55_flash_cycles_per_byte
+        one_hot = max(
+            ids * rows * self.u55_one_hot_cycles_per_element + self.u55_one_hot_fixed_cycles,
+            rows * self.u55_one_hot_flash_bytes_per_row * self.u55_flash_cycles_per_byte,
+        )
+        return table + one_hot
 
     def cpu_instructions(self, ids: int, width: int) -> float:
         return self.cpu_fixed_instructions + ids * math.ceil(width / 64) * self.cpu_instructions_per_64_bytes
 
 
 _COSTS = _LookupCosts()
+
+
+@dataclasses.dataclass(frozen=True)
+class _OneHotLookup:
+    """An NPU family's one-hot lookup: its estimated cycles, what it stands in for, and whether a lookup
+    of ids computed inside the delegate keeps it whatever it costs (rather than split the partition)."""
+
+    cycles: Callable[[int, int, int], float]
+    stands_in_for: str
+    kept_for_computed_ids: bool
+
+
+_ONE_HOT_LOOKUPS = {
+    "u85": _OneHotLookup(_COSTS.one_hot_cycles, "Vela 5.2.0 runs no GATHER there", kept_for_computed_ids=True),
+    # Before its one-hot lookup every U55 lookup ran on the CPU: a dearer one still does, splitting no more
+    # than it did; and ids the U55 cannot compute (argmax) reach the lookup from the CPU anyway.
+    "u55": _OneHotLookup(_COSTS.u55_one_hot_cycles, "the U55 has no GATHER", kept_for_computed_ids=False),
+}
 
 # Ops that move or retype ids without computing them (the int64 ids' int32 cast among them): ids that
 # reach the lookup only through these come from outside any delegate.
@@ -74,28 +114,38 @@ _PASS_THROUGH = frozenset({
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     weight, indices = node.args[:2]
+    family = _one_hot_family(spec)
     return first_reason(
-        indices_reason(node, indices, spec, one_hot_on_u85=True),
+        indices_reason(node, indices, spec, one_hot_on_u85=True, one_hot_on_u55=True),
         profile_reason(node, spec, [weight]),
-        first_reason(one_hot_reason(node, weight, indices), _cpu_lookup_reason(node, weight, indices))
-        if spec.has("u85")
+        first_reason(one_hot_reason(node, weight, indices, spec), _cpu_lookup_reason(node, weight, indices, family))
+        if family
         else None,
     )
 
 
-def _cpu_lookup_reason(node: Node, weight: Node, indices: Node) -> str | None:
-    """Why the U85 leaves a one-hot-capable lookup to the CPU: ids from outside, and a cheaper CPU copy."""
-    if not _ids_from_outside(indices):
+def _one_hot_family(spec: TosaSpecification) -> str | None:
+    """The NPU family whose one-hot lookup stands in for GATHER on ``spec``; None where GATHER runs."""
+    return next((family for family in _ONE_HOT_LOOKUPS if spec.has(family)), None)
+
+
+def _cpu_lookup_reason(node: Node, weight: Node, indices: Node, family: str) -> str | None:
+    """Why an NPU leaves a one-hot-capable lookup to the CPU: a cheaper CPU copy, and (on the U85) ids
+    from outside."""
+    lookup = _ONE_HOT_LOOKUPS[family]
+    from_outside = _ids_from_outside(indices)
+    if lookup.kept_for_computed_ids and not from_outside:
         return None
     rows, width = shape_of(weight)
     ids = math.prod(shape_of(indices))
-    npu, cpu = _COSTS.one_hot_cycles(ids, rows, width), _COSTS.cpu_instructions(ids, width)
+    npu, cpu = lookup.cycles(ids, rows, width), _COSTS.cpu_instructions(ids, width)
     if npu <= cpu:
         return None
+    origin = "come from outside the delegate" if from_outside else "are computed"
     return (
-        f"{describe(node)}: its {ids} ids come from outside the delegate, and copying their int8 rows on the CPU "
-        f"(about {cpu:,.0f} Cortex-M55 instructions) costs less than the U85's one-hot lookup of the {rows}x{width} "
-        f"table (about {npu:,.0f} NPU cycles; Vela 5.2.0 runs no GATHER there); the lookup stays on the CPU"
+        f"{describe(node)}: its {ids} ids {origin}, and copying their int8 rows on the CPU "
+        f"(about {cpu:,.0f} Cortex-M55 instructions) costs less than the {family.upper()}'s one-hot lookup of the "
+        f"{rows}x{width} table (about {npu:,.0f} NPU cycles; {lookup.stands_in_for}); the lookup stays on the CPU"
     )
 
 
@@ -115,7 +165,7 @@ def annotate_embedding(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     weight, indices = node.args[:2]
-    if ctx.spec.has("u85"):
+    if _one_hot_family(ctx.spec):
         ids = index_value(ctx, indices, 1, name=f"{node.name}_indices")
         rows = one_hot_rows(ctx, node, weight, ids, name=f"{node.name}_rows")
         return reshape(ctx.graph, rows, shape_of(node), name=node.name)
@@ -154,29 +204,27 @@ def _indices(seed: int, count: int, shape: tuple[int, ...]) -> tuple[torch.Tenso
     return (torch.randint(0, count, shape, generator=generator, dtype=torch.int32),)
 
 
-# The U55 has no GATHER, nor the EQUAL the U85's one-hot lookup is made of (arm/ops/common/gather.py).
-_U55 = ("u55_INT",)
-
 TEST_CASES = {
-    "tokens": OpTestCase(seeded(0, _Embedding, 32, 16), _indices(0, 32, (1, 10)), cpu_targets=_U55),
-    "batch_of_sequences": OpTestCase(seeded(1, _Embedding, 100, 8), _indices(1, 100, (3, 7)), cpu_targets=_U55),
-    "flat_indices": OpTestCase(seeded(2, _Embedding, 10, 24), _indices(2, 10, (12,)), cpu_targets=_U55),
+    # Small tables: on the U55 and U85 the one-hot lookup costs less than the CPU's copy of the rows.
+    "tokens": OpTestCase(seeded(0, _Embedding, 32, 16), _indices(0, 32, (1, 10))),
+    "batch_of_sequences": OpTestCase(seeded(1, _Embedding, 100, 8), _indices(1, 100, (3, 7))),
+    "flat_indices": OpTestCase(seeded(2, _Embedding, 10, 24), _indices(2, 10, (12,))),
     # Llama's table and prompt (256 x 64, 16 ids from the input): on the U85 the CPU's int8 row copy
     # costs less than the one-hot lookup (embedding._LookupCosts), so it stays on the CPU there too.
     "vocabulary_prompt": OpTestCase(
         seeded(4, _Embedding, 256, 64), _indices(4, 256, (1, 16)), cpu_targets=("u55_INT", "u85_INT")
     ),
     # The same table looked up by ids the graph computes: the one-hot lookup keeps the partition whole on
-    # the U85 (the U55 runs no ARGMAX).
+    # the U85; the U55 runs no ARGMAX, so there the ids come from the CPU and the CPU's copy costs less.
     "computed_ids": OpTestCase(
-        seeded(5, _LookupOfComputedIds, 256, 64), random_inputs(5, (1, 16, 8)), cpu_targets=_U55
+        seeded(5, _LookupOfComputedIds, 256, 64), random_inputs(5, (1, 16, 8)), cpu_targets=("u55_INT",)
     ),
-    # 1100 x 64 codes: more table than the U85's one-hot lookup reads per call (common/gather.py).
+    # 1100 x 64 codes: more table than the U55's and U85's one-hot lookups read per call (common/gather.py).
     "large_table": OpTestCase(
         seeded(3, _Embedding, 1100, 64),
         _indices(3, 1100, (1, 4)),
-        cpu_targets=("u85_INT",),
-        targets=("tosa_INT", "u85_INT"),
+        cpu_targets=("u55_INT", "u85_INT"),
+        targets=("tosa_INT", "u55_INT", "u85_INT"),
     ),
 }
 

@@ -9,6 +9,10 @@ It does run EQUAL, CAST and CONV2D there, so a lookup in a constant table (an em
 for the U85 as ``onehot(ids) @ table``: EQUAL of the ids against 0..K-1, CAST of the bool to int8,
 and a 1x1 CONV2D whose weights are the table's int8 rows. One term of each sum is nonzero, so the
 result is the looked-up row exactly (``one_hot_rows``); 5,920 U85-256 cycles for a 256x64 table and 16 ids.
+The U55 has no EQUAL either: there the one-hot matrix comes from a 1x1 CONV2D of the int16 ids with
+weights 1 and bias -k (``id - k`` in row k's channel), rescaled to int8 with saturation (zero stays
+zero, nothing else reaches it) and a TABLE that maps 0 to 1 and every other code to 0
+(``_one_hot_from_differences``).
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ from torch.fx import Node
 from arm.ops.common.convolution import ConvGeometry, ConvWeights, emit_convolution
 from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.support import describe, dtype_of, float8_moved, profile_reason
+from arm.ops.common.table import table as table_lookup
 from arm.tosa.cast import cast
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaGraph, TosaValue, reshape
+from arm.tosa.graph import INT48, TosaGraph, TosaValue, reshape, tosa_dtype
 from arm.tosa.quantization import QParams, is_dequantize
-from arm.tosa.rescale import from_int32
+from arm.tosa.rescale import from_int32, rescale
 from arm.tosa.specification import TosaSpecification
 
 # The one-hot matrix is [ids, rows] int8 in the NPU's SRAM: bound it well below the smallest SRAM a
@@ -41,6 +46,11 @@ MAX_ONE_HOT_TABLE_BYTES = 64 * 1024
 # On a grid of scale 1 and zero point 0 the one-hot codes are the reals 0 and 1, and int8 data (not
 # quantized) its own values.
 ONE_HOT_GRID = QParams((1.0,), 0, np.dtype(np.int8))
+# The U55's one-hot matrix is built from the ids as int16 (a16w8 CONV2D): a table of more rows would
+# have ids that int16 cannot hold, and an out-of-range id saturated to 32767 must match no row.
+MAX_U55_ONE_HOT_ROWS = (1 << 15) - 1
+# What each NPU family's one-hot lookup stands in for, to open its reasons with.
+_NO_GATHER = {"u55": "the U55 has no GATHER", "u85": "Vela 5.2.0 runs no GATHER on the U85"}
 
 
 def looked_up_data_reason(node: Node, spec: TosaSpecification) -> str | None:
@@ -54,10 +64,12 @@ def looked_up_data_reason(node: Node, spec: TosaSpecification) -> str | None:
     return profile_reason(node, spec, [x])
 
 
-def indices_reason(node: Node, indices: Node, spec: TosaSpecification, *, one_hot_on_u85: bool = False) -> str | None:
-    """The rule both ops share: a target with GATHER (or, with ``one_hot_on_u85``, the U85's one-hot
-    lookup), and int32 indices."""
-    if spec.has("u55"):
+def indices_reason(
+    node: Node, indices: Node, spec: TosaSpecification, *, one_hot_on_u85: bool = False, one_hot_on_u55: bool = False
+) -> str | None:
+    """The rule both ops share: a target with GATHER (or, with ``one_hot_on_u85`` / ``one_hot_on_u55``,
+    that NPU's one-hot lookup), and int32 indices."""
+    if spec.has("u55") and not one_hot_on_u55:
         return f"{describe(node)}: the U55 has no GATHER; the lookup stays on the CPU"
     if spec.has("u85") and not one_hot_on_u85:
         return f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85; the lookup stays on the CPU"
@@ -95,28 +107,30 @@ def gather(ctx: LoweringContext, table: TosaValue, indices: TosaValue, *, name: 
     return output
 
 
-def one_hot_reason(node: Node, table: Node, indices: Node) -> str | None:
-    """Why the U85's one-hot lookup does not take ``table[indices]``: the table must be a quantized
-    constant (an embedding's weights) of at most ``MAX_ONE_HOT_TABLE_BYTES``, and the one-hot matrix must
-    fit ``MAX_ONE_HOT_BYTES``."""
+def one_hot_reason(node: Node, table: Node, indices: Node, spec: TosaSpecification) -> str | None:
+    """Why the U85's or U55's one-hot lookup does not take ``table[indices]``: the table must be a
+    quantized constant (an embedding's weights) of at most ``MAX_ONE_HOT_TABLE_BYTES`` (and, on the U55,
+    ``MAX_U55_ONE_HOT_ROWS`` rows), and the one-hot matrix must fit ``MAX_ONE_HOT_BYTES``."""
+    no_gather = _NO_GATHER["u55" if spec.has("u55") else "u85"]
+    stand_in = f"{describe(node)}: {no_gather}, and the one-hot lookup that stands in for it"
     if not (is_dequantize(table) and table.args[0].op == "placeholder"):
-        return (
-            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
-            f"for it needs a constant table, but {table.name} is computed; the lookup stays on the CPU"
-        )
+        return f"{stand_in} needs a constant table, but {table.name} is computed; the lookup stays on the CPU"
     rows, width = shape_of(table)
     if rows * width > MAX_ONE_HOT_TABLE_BYTES:
         return (
-            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
-            f"for it reads the whole {rows}x{width} table per call, more than {MAX_ONE_HOT_TABLE_BYTES} bytes, "
+            f"{stand_in} reads the whole {rows}x{width} table per call, more than {MAX_ONE_HOT_TABLE_BYTES} bytes, "
             "where a CPU gather reads the looked-up rows only; the lookup stays on the CPU"
+        )
+    if spec.has("u55") and rows > MAX_U55_ONE_HOT_ROWS:
+        return (
+            f"{stand_in} takes the ids as int16, which cannot number the {rows} rows of {table.name} (at most "
+            f"{MAX_U55_ONE_HOT_ROWS}); the lookup stays on the CPU"
         )
     size = math.prod(shape_of(indices)) * rows
     if size > MAX_ONE_HOT_BYTES:
         return (
-            f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot lookup that stands in "
-            f"for it would need a {size}-byte one-hot matrix ({math.prod(shape_of(indices))} indices x {rows} rows, "
-            f"more than {MAX_ONE_HOT_BYTES}); the lookup stays on the CPU (look up fewer ids per call)"
+            f"{stand_in} would need a {size}-byte one-hot matrix ({math.prod(shape_of(indices))} indices x "
+            f"{rows} rows, more than {MAX_ONE_HOT_BYTES}); the lookup stays on the CPU (look up fewer ids per call)"
         )
     return None
 
@@ -134,13 +148,45 @@ def _one_hot(ctx: LoweringContext, ids: TosaValue, rows: int, *, name: str) -> T
     return cast(ctx.graph, matches, np.dtype(np.int8), name=f"{name}_one_hot")
 
 
+def _one_hot_from_differences(ctx: LoweringContext, ids: TosaValue, rows: int, *, name: str) -> TosaValue:
+    """``_one_hot`` without EQUAL (the U55): the int16 ids through a 1x1 CONV2D of weights 1 and bias -k
+    give ``id - k`` in channel k, exactly (int48 accumulator); a RESCALE by 1 saturates it to int8,
+    which keeps 0 and moves no other difference onto it, and a TABLE maps code 0 to 1 and every other
+    code to 0. Ids outside int16 saturate to a code that is no row (``MAX_U55_ONE_HOT_ROWS``), so they
+    pick nothing, as EQUAL's one-hot does."""
+    batch, count = ids.shape
+    ids16 = rescale(ctx.graph, ids, name=f"{name}_ids16", scales=[1.0], output_dtype=np.dtype(np.int16),
+                    input_zp=0, output_zp=0)  # fmt: skip
+    ids_nhwc = reshape(ctx.graph, ids16, (1, batch * count, 1, 1), name=f"{name}_ids_nhwc")
+    operands = [
+        ids_nhwc,
+        ctx.graph.add_const(f"{name}_ones", np.ones((rows, 1, 1, 1), dtype=np.int8)),
+        ctx.graph.add_const(f"{name}_minus_rows", -np.arange(rows, dtype=INT48)),
+        ctx.graph.add_scalar_const(f"{name}_ids_zp", 0, np.int16),
+        ctx.graph.add_scalar_const(f"{name}_ones_zp", 0, np.int8),
+    ]
+    differences = ctx.graph.add_tensor(f"{name}_differences", (1, batch * count, 1, rows), INT48)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute(
+        pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1], local_bound=False, acc_type=tosa_dtype(INT48)
+    )
+    ctx.graph.add_op(ts.Op.CONV2D, operands, [differences], attribute)
+    saturated = rescale(ctx.graph, differences, name=f"{name}_saturated", scales=[1.0], output_dtype=np.dtype(np.int8),
+                        input_zp=0, output_zp=0)  # fmt: skip
+    is_zero = np.zeros(256, dtype=np.int8)
+    is_zero[128] = 1  # TABLE entry i is code i - 128
+    one_hot = table_lookup(ctx.graph, saturated, is_zero, name=f"{name}_one_hot", qparams=None)
+    return reshape(ctx.graph, one_hot, (batch, count, rows), name=f"{name}_one_hot_rows")
+
+
 def one_hot_rows(ctx: LoweringContext, node: Node, table: Node, indices: TosaValue, *, name: str) -> TosaValue:
     """The rows of the constant int8 ``table`` [K, C] picked by ``indices`` ([1, W] int32), as a [1, W, 1, C]
     int8 tensor on ``node``'s output grid, which must be the table's (embedding shares it)."""
     values, qparams = ctx.quantized_constant(table)
     rows, channels = values.shape
     count = indices.shape[1]
-    one_hot = _one_hot(ctx, indices, rows, name=name).with_qparams(ONE_HOT_GRID)
+    build = _one_hot_from_differences if ctx.spec.has("u55") else _one_hot  # the U55 has no EQUAL
+    one_hot = build(ctx, indices, rows, name=name).with_qparams(ONE_HOT_GRID)
     one_hot_nhwc = reshape(ctx.graph, one_hot, (1, count, 1, rows), name=f"{name}_one_hot_nhwc")
     # The weights are the table's raw codes (zero point 0); the bias takes the table's zero point off
     # each output channel, so the accumulator holds code - zero_point of the picked row, exactly.
