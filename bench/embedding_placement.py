@@ -1,16 +1,18 @@
 """Where an embedding lookup costs less: the NPU's one-hot convolution or the CPU's row copy.
 
-    PYTHONPATH=. python -m bench.embedding_placement --firmware PTE_FIRMWARE --out DIR [--models llama,bert]
+    PYTHONPATH=. python -m bench.embedding_placement [--firmware PTE_FIRMWARE] --out DIR [--models llama,bert]
+        [--targets ethos-u85-256,ethos-u55-128]
 
-Compiles each zoo model three ways for each target: ``one_hot`` (the U85's one-hot lookup on the NPU),
+Compiles each zoo model three ways for each target: ``one_hot`` (the U85's or U55's one-hot lookup on the NPU),
 ``cpu_int8`` (the lookup on the CPU, reading the int8 table: arm/passes/quantized_table_lookup.py) and
 ``cpu_float`` (the lookup on the CPU as ExecuTorch leaves it without that pass: the whole table
 dequantized to float on every call, the picked rows quantized back). For each it prints Vela's NPU and
 total cycles, the one-hot layers' cycles, and the Cortex-M55 instructions one inference executes outside
 the NPU: `pte_firmware` (runtime/firmware) on QEMU's mps3-an547 with ``-icount shift=0`` and
 ``--stub-npu`` (the delegate's inputs and outputs are copied, its stream parsed, nothing computed), the
-model's first calibration input as the ids. The placement is forced by swapping embedding.py's CPU rule
-for the run; the product's rule (embedding._LookupCosts) is fitted to what this prints.
+model's first calibration input as the ids (without ``--firmware``, Vela's figures only). The placement is
+forced by swapping embedding.py's CPU rule for the run; the product's rule (embedding._LookupCosts) is
+fitted to what this prints.
 """
 
 from __future__ import annotations
@@ -41,16 +43,16 @@ class Placement:
     npu_cycles: int
     total_cycles: int
     one_hot_cycles: int
-    cpu_instructions: int
+    cpu_instructions: int | None
 
 
 @contextlib.contextmanager
 def forced(variant: str) -> Iterator[None]:
-    """The flow with the lookup placed as ``variant`` says (on the U85; the U55 has no choice)."""
+    """The flow with the lookup placed as ``variant`` says (on the U55 or the U85)."""
     import arm.flow
     import arm.ops.embedding as embedding
 
-    def cpu(node, weight, indices) -> str:  # noqa: ANN001 (embedding._cpu_lookup_reason's signature)
+    def cpu(node, *_) -> str:  # noqa: ANN001 (embedding._cpu_lookup_reason's signature)
         return f"{node.name}: the CPU (bench.embedding_placement)"
 
     rule = {"one_hot": lambda *args: None, "cpu_int8": cpu, "cpu_float": cpu}[variant]
@@ -74,7 +76,7 @@ def cpu_instructions(firmware: Path, pte: Path, ids: Path) -> int:
     return int(match.group(1))
 
 
-def measure(model: str, target: str, variant: str, firmware: Path, out: Path) -> Placement:
+def measure(model: str, target: str, variant: str, firmware: Path | None, out: Path) -> Placement:
     from arm.flow import resolve_target, run_flow
     from arm.model_spec import load_model_spec
     from bench.model_list import BENCH_MODELS
@@ -94,12 +96,13 @@ def measure(model: str, target: str, variant: str, firmware: Path, out: Path) ->
         for layer in csv.DictReader(io.StringIO(vela.per_layer_csv)):
             if "embedding" in layer["Name"]:
                 one_hot += int(float(layer["Op Cycles"]))
-    return Placement(model, target, variant, npu, total, one_hot, cpu_instructions(firmware, pte, ids))
+    instructions = cpu_instructions(firmware, pte, ids) if firmware else None
+    return Placement(model, target, variant, npu, total, one_hot, instructions)
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--firmware", type=Path, required=True, help="pte_firmware built for Corstone-300")
+    parser.add_argument("--firmware", type=Path, help="pte_firmware built for Corstone-300 (CPU instructions)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the .pte files and the ids")
     parser.add_argument("--models", default="llama,bert")
     parser.add_argument("--targets", default="ethos-u85-256")
@@ -112,9 +115,10 @@ def main(argv: list[str]) -> int:
     for model in args.models.split(","):
         for target in args.targets.split(","):
             for variant in VARIANTS:
-                row = measure(model, target, variant, args.firmware.resolve(), args.out)
+                row = measure(model, target, variant, args.firmware and args.firmware.resolve(), args.out)
+                instructions = "–" if row.cpu_instructions is None else f"{row.cpu_instructions:,}"
                 print(f"| {row.model} | {row.target} | {row.variant} | {row.npu_cycles:,} | {row.total_cycles:,} | "
-                      f"{row.one_hot_cycles:,} | {row.cpu_instructions:,} |", flush=True)  # fmt: skip
+                      f"{row.one_hot_cycles:,} | {instructions} |", flush=True)  # fmt: skip
     return 0
 
 

@@ -34,7 +34,8 @@ torch.set_num_threads(1)
 
 TARGET = os.environ.get("LLAMA_TARGET", "tosa-INT")
 
-# Measured: one partition on every target; on the U55 (no GATHER, no EQUAL) the embedding gather and
+# Measured: one partition on every target; on the U55 (no GATHER; its one-hot lookup of the 256x64 table
+# costs more than the CPU's copy of the rows, arm/ops/embedding.py) the embedding gather and
 # the token ids' int64 -> int32 cast stay on the CPU (124 of 126 computing nodes delegated, 0.984), and on
 # the U85 too (copying the int8 rows costs less than its one-hot lookup, arm/ops/embedding.py); on
 # tosa-INT only the cast does. The causal mask (arange comparisons) is evaluated while quantizing and lowered inside the
