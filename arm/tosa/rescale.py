@@ -16,9 +16,15 @@ import tosa_serializer as ts
 from arm.tosa.graph import INT48, TosaGraph, TosaOperator, TosaValue
 from arm.tosa.quantization import QParams
 
-# Headroom used when int8 operands of an ADD/SUB are brought to a common int32 grid: the sum of two
-# int8 values needs 9 bits, so 20 bits of fraction keep the rescale exact without overflowing int32.
-ADD_SUB_LEFT_SHIFT = 20
+# Fraction bits of the common int32 grid of an ADD/SUB of int8 operands: the grid is 2**-SHIFT of twice
+# the larger input step. TOSA's RESCALE needs its input below 2**(shift - 1) in magnitude and a
+# multiplier below 2**31, so an int8 value off its zero point by up to 255 can be scaled by at most
+# 2**30 * 2**-9 = 2**21 exactly: 22 is the finest grid that keeps the larger operand exact (the sum,
+# 2 * 255 * 2**21, is far from overflow). The smaller operand is rounded to that grid (its scale ratio
+# is not a power of two), by up to 2**-22 of the larger step: a sum within that of a half output step
+# can round either way; TFLite's 20 bits left that band 4x wider (MobileViT-xxs met a sum 1.4e-7 of
+# a step from a half: bench/README.md "MobileViT-xxs U85 in float64, session 10").
+ADD_SUB_LEFT_SHIFT = 22
 # The same for int16 operands: 17 bits for the sum leave 15 bits of fraction (as TFLite's int16 add).
 ADD_SUB_LEFT_SHIFT_INT16 = 15
 
