@@ -26,6 +26,23 @@ def test_the_float64_reference_widens_a_constant_a_decomposition_made_without_a_
     assert widened(values).dtype == torch.float64 and torch.equal(widened(values), exact)
 
 
+def test_the_float64_reference_quantizes_a_program_input_as_the_pte_does():
+    # 1.50535 / 0.0187 (the float32 scale) is above 80.5 in float64 and rounds down to 80.5 (even: 80)
+    # in float32's x * (1 / scale): the .pte's CPU quantize gives 80, exact float64 arithmetic 81.
+    scale = float(torch.tensor(0.0187, dtype=torch.float32))
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    qdq = torch.ops.quantized_decomposed
+    codes = graph.call_function(qdq.quantize_per_tensor.default, (x, scale, 0, -128, 127, torch.int8))
+    graph.output(graph.call_function(qdq.dequantize_per_tensor.default, (codes, scale, 0, -128, 127, torch.int8)))
+    module = torch.fx.GraphModule(torch.nn.Module(), graph)
+    pixel = torch.tensor([1.5053499937057495], dtype=torch.float32)
+    assert torch.round(pixel.double() / scale).item() == 81
+    assert qdq.quantize_per_tensor(pixel, scale, 0, -128, 127, torch.int8).item() == 80
+    widened = quantized_in_float64(module)
+    assert widened(pixel.double()).item() == 80 * scale  # the .pte's code, dequantized in float64
+
+
 def test_one_delegate_programs_error_in_float64_steps_and_its_boundary_read_from_the_quantized_model():
     """A conv + ReLU + linear on tosa-INT: the boundary grids read from the quantized torch model are the
     ones the .pte holds (what bench.peer_agreement relies on for the peer), and the delegate's error

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 
-def _quantize_float64(x, scale, zero_point, quant_min, quant_max, dtype):
+def quantize_in_float64(x, scale, zero_point, quant_min, quant_max, dtype):
     return torch.clamp(torch.round(x.double() / float(scale)) + int(zero_point), quant_min, quant_max).to(dtype)
 
 
@@ -31,7 +31,7 @@ def _dequantize_per_channel_float64(x, scales, zero_points, axis, quant_min, qua
 
 # The decomposed (de)quantize ops insist on float32; these compute the same in float64.
 _FLOAT64_FORMS = {
-    torch.ops.quantized_decomposed.quantize_per_tensor.default: _quantize_float64,
+    torch.ops.quantized_decomposed.quantize_per_tensor.default: quantize_in_float64,
     torch.ops.quantized_decomposed.dequantize_per_tensor.default: _dequantize_float64,
     torch.ops.quantized_decomposed.dequantize_per_channel.default: _dequantize_per_channel_float64,
 }

@@ -167,7 +167,8 @@ def _on_common_int32_grid(node: Node, ctx: LoweringContext, rank: int) -> tuple[
     ones with add's int16 headroom)."""
     lhs, rhs = (ctx.quantized_value(arg, rank=rank) for arg in node.args[:2])
     widest = np.int16 if np.int16 in (lhs.dtype, rhs.dtype) else np.int8
-    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << add_sub_left_shift(widest))
+    fraction_bits = add_sub_left_shift(widest, for_u55=ctx.spec.has("u55"))
+    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << fraction_bits)
     return tuple(
         to_int32(ctx.graph, value, name=f"{node.name}_{side}_int32", scale=value.qparams.scale / common_scale)
         for side, value in (("lhs", lhs), ("rhs", rhs))

@@ -160,3 +160,26 @@ def test_a_quantizer_without_configs_says_how_to_fix_it() -> None:
         quantizer.annotate(exported.module())
     with pytest.raises(TypeError, match="module class"):
         quantizer.set_module_type("Linear", None)
+
+
+def test_a_bias_is_dequantized_on_the_exact_accumulator_grid_of_its_input_and_weight_scales() -> None:
+    """The bias scale is float64(input scale) * float64(weight scale), not that product rounded to float32:
+    the int32 accumulator adds the bias on exactly that grid, so the quantized model (in float64) and the
+    integer program agree on sums near a half step (bench/README.md "MobileViT-xxs U85 in float64")."""
+    spec = _spec()
+    result = run_flow(spec, resolve_target("tosa-INT"), progress=False)
+    module = result.quantized_module
+    checked = 0
+    for node in module.graph.nodes:
+        if node.target != torch.ops.aten.linear.default or len(node.args) < 3:
+            continue
+        activation, weight, bias = node.args[:3]
+        activation_scale = float(activation.args[1])
+        weight_scales = getattr(module, weight.args[1].target)
+        bias_scales = getattr(module, bias.args[1].target)
+        assert bias_scales.dtype == torch.float64
+        exact = activation_scale * weight_scales.to(torch.float64)
+        assert torch.equal(bias_scales, exact)
+        assert not torch.equal(exact.to(torch.float32).to(torch.float64), exact)  # float32 would round it
+        checked += 1
+    assert checked == 3

@@ -16,16 +16,28 @@ import tosa_serializer as ts
 from arm.tosa.graph import INT48, TosaGraph, TosaOperator, TosaValue
 from arm.tosa.quantization import QParams
 
-# Headroom used when int8 operands of an ADD/SUB are brought to a common int32 grid: the sum of two
-# int8 values needs 9 bits, so 20 bits of fraction keep the rescale exact without overflowing int32.
-ADD_SUB_LEFT_SHIFT = 20
+# Fraction bits of the common int32 grid of an ADD/SUB of int8 operands: the grid is 2**-SHIFT of twice
+# the larger input step. TOSA's RESCALE needs its input below 2**(shift - 1) in magnitude and a
+# multiplier below 2**31, so an int8 value off its zero point by up to 255 can be scaled by at most
+# 2**30 * 2**-9 = 2**21 exactly: 22 is the finest grid that keeps the larger operand exact (the sum,
+# 2 * 255 * 2**21, is far from overflow). The smaller operand is rounded to that grid (its scale ratio
+# is not a power of two), by up to 2**-22 of the larger step: a sum within that of a half output step
+# can round either way; TFLite's 20 bits left that band 4x wider (MobileViT-xxs met a sum 1.4e-7 of
+# a step from a half: bench/README.md "MobileViT-xxs U85 in float64, session 10").
+ADD_SUB_LEFT_SHIFT = 22
+# The U55 keeps TFLite's 20: Vela 5.2.0 folds an ADD/SUB's operand RESCALEs into the U55's 32-bit add
+# scaling only where the larger operand's scale is exactly 2**19 (arm/tosa/u55_rescale_fusion.py); on a
+# finer grid each widening runs as a CAST and a MUL of its own (MobileViT-xxs 256 U55-128: +6.1M cycles).
+ADD_SUB_LEFT_SHIFT_U55 = 20
 # The same for int16 operands: 17 bits for the sum leave 15 bits of fraction (as TFLite's int16 add).
 ADD_SUB_LEFT_SHIFT_INT16 = 15
 
 
-def add_sub_left_shift(dtype: np.dtype) -> int:
+def add_sub_left_shift(dtype: np.dtype, *, for_u55: bool = False) -> int:
     """Fraction bits of the common int32 grid of an ADD/SUB whose quantized operands are ``dtype``."""
-    return ADD_SUB_LEFT_SHIFT_INT16 if np.dtype(dtype) == np.int16 else ADD_SUB_LEFT_SHIFT
+    if np.dtype(dtype) == np.int16:
+        return ADD_SUB_LEFT_SHIFT_INT16
+    return ADD_SUB_LEFT_SHIFT_U55 if for_u55 else ADD_SUB_LEFT_SHIFT
 
 _MULTIPLIER_BITS = 31
 # int48 inputs (int16 convolution accumulators) need TOSA's 16-bit multipliers (scale32 = false), so

@@ -80,11 +80,13 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
         return _with_alpha(ctx, node, op, set_attribute, lhs, rhs, float(alpha))
     if ctx.spec.is_fp:
         return emit(ctx, op, set_attribute, [lhs, rhs], name=node.name, shape=shape, dtype=lhs.dtype)
-    # The int32 grid is 2**-20 (int16: 2**-15) of twice the larger input step: exact for both inputs,
-    # no overflow. alpha (positive in INT: support) scales the second operand's step, so alpha * y costs
-    # no operator of its own.
+    # The int32 grid is 2**-22 (the U55: 2**-20; int16 on either side: 2**-15) of twice the larger input
+    # step: exact for the larger, the finest RESCALE allows for the other (arm/tosa/rescale.py). alpha (positive in
+    # INT: support) scales the second operand's step, so alpha * y costs no operator of its own.
     rhs_scale = rhs.qparams.scale * float(alpha)
-    common_scale = 2 * max(lhs.qparams.scale, rhs_scale) / (1 << add_sub_left_shift(lhs.dtype))
+    widest = np.int16 if np.int16 in (lhs.dtype, rhs.dtype) else np.int8
+    fraction_bits = add_sub_left_shift(widest, for_u55=ctx.spec.has("u55"))
+    common_scale = 2 * max(lhs.qparams.scale, rhs_scale) / (1 << fraction_bits)
     lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=lhs.qparams.scale / common_scale)
     rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=rhs_scale / common_scale)
     int32 = np.dtype(np.int32)
