@@ -57,13 +57,14 @@ U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponen
 runs an int16 TABLE there as three 8-bit lookups (a [1, 3, 197, 197] softmax 1.13M -> 2.07M U55-128
 cycles); with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in
 float64 (bench/README.md "deit_tiny on the U55, session 10"). Shorter rows keep the 14-bit E there.
-On the TOSA and VGF targets a second pair TABLE on the same index gives E's residual
-below its unit (8 more bits), its row sum L corrects R per row (``R * (1 - L / S)``) and a second MUL adds
-the residual's share, so that a probability rounds as the quantized model's float does unless it lies
-within about 1e-7 of a step of a half step (E alone: 4e-6 on average, up to 3e-5 on peaked rows; it
-put one of Conformer's 16,384 probabilities a step off). The Ethos-U targets go without it: 22.5k
-U85-256 cycles on a [1, 4, 40, 40] softmax (``has_exp_residual``; bench/README.md "Layer norm and softmax
-ties, session 10"), and on the U55 one more int16 TABLE is three 8-bit lookups.
+On the TOSA, VGF and U85 targets an int8 TABLE on the int8 index ``d + 127`` gives E's residual
+below its unit (8 more bits), its row sum L corrects R per row (``R * (1 - L / S)``) and an int16 MUL
+adds the residual's share, so that a probability rounds as the quantized model's float does unless it
+lies within about 1e-7 of a step of a half step (E alone: 4e-6 on average, up to 3e-5 on peaked rows;
+it put one of Conformer's 16,384 probabilities a step off). On the U85-256 it costs 9,555 cycles on a
+[1, 4, 40, 40] softmax (29,321 -> 38,876; session 10's int16 pair TABLE for the residual and its
+int32 MUL cost 22,542, above mha_sequence's headroom; bench/README.md "Softmax residual on the U85,
+session 11"). The U55/U65's long rows go without it (``has_exp_residual``).
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -106,7 +107,7 @@ from arm.ops.common.masked_scores import masked_scores
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
-from arm.ops.common.table import INT16_TABLE_ENTRIES, int16_table, quantized_function_table16
+from arm.ops.common.table import INT16_TABLE_ENTRIES, int16_table, quantized_function_table16, table
 from arm.ops.common.unary import emit_unary, fp_mul, int8_reason
 from arm.quantizer.annotation import annotate
 from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_a16w8_quantization_config
@@ -389,6 +390,7 @@ _RECIPROCAL_SHIFT_BASE = 31 + RECIPROCAL_FRACTION_BITS
 _QUOTIENT_BITS = 30
 # R < 2**29 (see _exact_quotient): R**2 shifted right by 28 stays below 2**30.
 _INVERSE_SQUARE_SHIFT = 28
+_INVERSE_BITS = 29
 
 
 def exact_exp_full_scale(keys: int) -> int:
@@ -407,7 +409,7 @@ def _pair_entries(values: np.ndarray) -> np.ndarray:
     return entries.astype(np.int16)
 
 
-# E's residual below its unit, in units of 2**-_RESIDUAL_BITS: a second pair TABLE on the same index.
+# E's residual below its unit, in units of 2**-_RESIDUAL_BITS: an int8 TABLE (residual_lookup).
 # R's correction and the residual's product keep their MUL shifts within 31 (see _exact_quotient).
 _RESIDUAL_BITS = 8
 
@@ -417,9 +419,9 @@ class ExactExponentials:
     """The exact E of int8 rows along the reduced axis, with the part of ``F * exp`` below E's unit.
 
     ``exp``: ``E = round(F * exp(scale * d))`` (int32, up to 22 bits); ``residual``:
-    ``round((F * exp(scale * d) - E) * 2**_RESIDUAL_BITS)`` (int32, within +-2**(_RESIDUAL_BITS - 1));
-    ``total`` and ``residual_total``: their sums S and L along the axis. The Ethos-U85 goes without the
-    residual (None, see has_exp_residual).
+    ``round((F * exp(scale * d) - E) * 2**_RESIDUAL_BITS)`` (int8, +128 clipped to 127);
+    ``total`` and ``residual_total``: their sums S and L along the axis (int32). The U55/U65 go without
+    the residual (None, see has_exp_residual).
     """
 
     exp: TosaValue
@@ -429,16 +431,16 @@ class ExactExponentials:
 
 
 def has_exp_residual(spec: TosaSpecification) -> bool:
-    """Whether the exact E carries its residual on ``spec``'s target: the TOSA and VGF targets, not the
-    Ethos-U ones (on the U55/U65 the long rows that take the exact E would pay one more int16 TABLE,
-    three 8-bit lookups there; deit_tiny 224 equals its quantized model without it).
+    """Whether the exact E carries its residual on ``spec``'s target: all but the U55/U65, whose rows
+    of 128+ keys take the exact E (deit_tiny 224 equals its quantized model there without it; its
+    int8 TABLE, sum and MUL would add about 1.5 cycles a probability to the 8 the exact E costs).
 
-    On the U85-256 the residual's int16 TABLE, its REDUCE_SUM and its MUL cost 22,542 cycles on a
-    [1, 4, 40, 40] softmax (29,321 -> 51,863), which took mha_sequence from 78,671 to 101,285 cycles,
-    above the peer's 90,388: there E keeps its 22 bits alone, and a probability within about 4e-6 of a
-    step of a half step (1e-5 on peaked rows) may round the other way than the quantized model's.
+    On the U85-256 the int8 residual, its sum and its int16 MUL cost 9,555 cycles on a [1, 4, 40, 40]
+    softmax (29,321 -> 38,876): mha_sequence 78,743 -> 88,298 (the peer's 90,388), Conformer
+    102,508 -> 110,704, and Conformer's one probability 3.3e-7 of a step from a half step rounds as
+    the quantized model's (0 steps, was 3).
     """
-    return not (spec.has("u85") or spec.has("u55"))
+    return not spec.has("u55")
 
 
 def _pair_table(ints: Int32Emitter, index: TosaValue, values: np.ndarray, what: str) -> TosaValue:
@@ -488,8 +490,23 @@ def _exact_exponentials(ints: Int32Emitter, x: TosaValue, axis: int, *, residual
     total = _axis_sum(ints, exp, axis, "sum")
     if not residual:
         return ExactExponentials(exp, None, total, None)
-    below_unit = _pair_table(ints, index, np.round((values - rounded) * 2.0**_RESIDUAL_BITS), "exp_residual")
-    return ExactExponentials(exp, below_unit, total, _axis_sum(ints, below_unit, axis, "residual_sum"))
+    below_unit = np.clip(np.round((values - rounded) * 2.0**_RESIDUAL_BITS), -128, 127).astype(np.int8)
+    # The same lookup twice, once for the sum and once for the product: Vela 5.2.0 copies an int8 tensor
+    # that a reshaping REDUCE_SUM and another operator both read (4,164 U85-256 cycles on [1, 4, 40, 40]),
+    # where a second SUB with its TABLE costs 1,600.
+    summed = ints.widen(residual_lookup(ints, x, maximum, below_unit, "exp_residual_summed"), "exp_residual_int32")
+    residual_total = _axis_sum(ints, summed, axis, "residual_sum")
+    return ExactExponentials(exp, residual_lookup(ints, x, maximum, below_unit, "exp_residual"), total, residual_total)
+
+
+def residual_lookup(ints: Int32Emitter, x: TosaValue, maximum: TosaValue, entries: np.ndarray, what: str) -> TosaValue:
+    """``entries[d + 255]`` (int8) for the int8 rows' differences ``d = x - max``: one int8 TABLE on the
+    int8 index ``d + 127``, which Vela 5.2.0 runs with its SUB as one int8 operator (1,600-1,920 U85-256
+    cycles on [1, 4, 40, 40], where the int16 pair TABLE on the exact E's index took 9,257)."""
+    steps = ints.sub(ints.widen(x, f"{what}_x_int32"), ints.widen(maximum, f"{what}_max_int32"), f"{what}_steps")
+    index = rescale(ints.graph, steps, name=f"{ints.prefix}_{what}_index", scales=[1.0],
+                    output_dtype=np.dtype(np.int8), input_zp=0, output_zp=127)  # fmt: skip
+    return table(ints.graph, index, entries, name=f"{ints.prefix}_{what}", qparams=None)
 
 
 def _outer_axis_sum(ints: Int32Emitter, exp: TosaValue, axis: int, what: str) -> TosaValue:
@@ -524,7 +541,7 @@ def _exact_quotient(
 ) -> TosaValue:
     """``(E + e) / (S + L)`` onto the output grid, e the residual and L its sum (in E's units), from
     ``R = round(2**K / S)`` (int32, three Newton steps) corrected per row to ``R' = R * (1 - L / S)``:
-    ``q = E * R' / 2**t + e * R' / 2**(t + k)`` (two int32 MULs), ``(E + e) / (S + L)`` with 20+ bits
+    ``q = E * R' / 2**t + e * R' / 2**(t + k)`` (an int32 and an int16 MUL), ``(E + e) / (S + L)`` with 20+ bits
     below an output step, and the ADD of the two carries the RESCALE onto the output grid (Vela folds
     it into an ADD, not into a MUL). ``1 / (1 + L / S)`` is ``1 - L / S`` within ``(L / S)**2``, below
     ``(N / 2F)**2`` (2e-10 on a 197-key row)."""
@@ -544,12 +561,32 @@ def _exact_quotient(
                               shift=_RESIDUAL_BITS + fraction_bits - _INVERSE_SQUARE_SHIFT)  # fmt: skip
         corrected = ints.sub(inverse, correction, "inverse_corrected")
         quotient = ints.mul(exponentials.exp, corrected, "quotient", shift=quotient_shift)
-        below_unit = ints.mul(exponentials.residual, corrected, "residual_quotient",
-                              shift=quotient_shift + _RESIDUAL_BITS)  # fmt: skip
+        below_unit = _residual_quotient(name, ctx, ints, exponentials.residual, corrected,
+                                        shift=quotient_shift + _RESIDUAL_BITS)  # fmt: skip
         carried = ints.add(quotient, below_unit, "quotient_carried")
     scale = 2.0 ** (quotient_shift - fraction_bits) / output.scale
     return rescale(ctx.graph, carried, name=name, scales=[scale], output_dtype=output.dtype, input_zp=0,
                    output_zp=output.zero_point, output_qparams=output)  # fmt: skip
+
+
+def _residual_quotient(
+    name: str, ctx: LoweringContext, ints: Int32Emitter, residual: TosaValue, inverse: TosaValue, *, shift: int
+) -> TosaValue:
+    """``round(e * R' / 2**shift)`` (int32) for the int8 residual ``e``, from an int16 x int16 MUL.
+
+    The term is at most half a unit of E, so R' needs few bits here: R' / 2**c as an int16 (c = 14,
+    R' < 2**29) moves a probability by at most ``2**(6 + c - K)`` output steps (2**-30 on rows with
+    E's full 22 bits, K = 50). The int16 MUL costs the U85-256 4,854 cycles on [1, 4, 40, 40] with the widening of e,
+    where the int32 one took 8,394; TOSA's int16 MUL has no shift, so a RESCALE of its product takes it.
+    """
+    narrowing = max(0, _INVERSE_BITS - 15)
+    inverse16 = rescale(ctx.graph, inverse, name=f"{name}_inverse_int16", scales=[2.0**-narrowing],
+                        output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
+    residual16 = rescale(ctx.graph, residual, name=f"{name}_residual_int16", scales=[1.0],
+                         output_dtype=np.dtype(np.int16), input_zp=0, output_zp=0)  # fmt: skip
+    product = ints.mul(residual16, inverse16, "residual_product", shift=0)
+    return rescale(ctx.graph, product, name=f"{name}_residual_quotient", scales=[2.0 ** (narrowing - shift)],
+                   output_dtype=np.dtype(np.int32), input_zp=0, output_zp=0)  # fmt: skip
 
 
 # Rows at least this long normalize with an int32 R (step 5 of the module doc): masked rows from 128
@@ -710,7 +747,7 @@ TEST_CASES = {
     "near_half_steps": OpTestCase(
         FunctionModule(softmax_last), _near_half_step_inputs(),
         calibration=[(torch.tensor([[-128.0, 127.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]) * _CODES_STEP,)],
-        differing_from_quantized=0.0, targets=("tosa_INT", "vgf_INT"),
+        differing_from_quantized=0.0, targets=("tosa_INT", "vgf_INT", "u85_INT"),
     ),
     # Logits spread over +-8: a few elements take nearly all the mass. Input rounding (half a step of
     # ~0.06) moves such outputs by ~2 steps, the bound against the float module.
