@@ -390,6 +390,7 @@ _RECIPROCAL_SHIFT_BASE = 31 + RECIPROCAL_FRACTION_BITS
 _QUOTIENT_BITS = 30
 # R < 2**29 (see _exact_quotient): R**2 shifted right by 28 stays below 2**30.
 _INVERSE_SQUARE_SHIFT = 28
+# R < 2**_INVERSE_BITS: the residual's product reads it narrowed to 15 bits (_residual_quotient).
 _INVERSE_BITS = 29
 
 
@@ -446,7 +447,7 @@ def has_exp_residual(keys: int, spec: TosaSpecification) -> bool:
     [1, 4, 256, 256], 924k -> 1.21M), and an attention's probabilities grow as the square of its
     keys where its other layers grow linearly, so long rows pay most (MobileViT-xxs 256, with
     256-key rows: 32.3M -> 37.9M cycles with it everywhere, above the peer's 35.7M; 33.0M with this
-    rule). They also need it least: E's rounding moves a probability by up to 0.5 / S of a step, and
+    rule). They also need it least: what E's rounding moves a probability by shrinks as 1 / S, and
     S grows with the row. On short rows it took Conformer U85-256 from 3 steps to 0 (one probability
     3.3e-7 of a step from a half step), 102,508 -> 110,704 cycles, and mha_sequence 78,743 -> 88,298
     (the peer's 90,388).
@@ -589,8 +590,9 @@ def _residual_quotient(
 
     The term is at most half a unit of E, so R' needs few bits here: R' / 2**c as an int16 (c = 14,
     R' < 2**29) moves a probability by at most ``2**(6 + c - K)`` output steps (2**-30 on rows with
-    E's full 22 bits, K = 50). The int16 MUL costs the U85-256 4,854 cycles on [1, 4, 40, 40] with the widening of e,
-    where the int32 one took 8,394; TOSA's int16 MUL has no shift, so a RESCALE of its product takes it.
+    E's full 22 bits, K = 50). The int16 MUL and the widening of e cost the U85-256 4,854 cycles on
+    [1, 4, 40, 40], where an int32 MUL and its widening took 8,394; TOSA's int16 MUL has no shift, so
+    a RESCALE of its product takes it (Vela folds it into the MUL).
     """
     narrowing = max(0, _INVERSE_BITS - 15)
     inverse16 = rescale(ctx.graph, inverse, name=f"{name}_inverse_int16", scales=[2.0**-narrowing],
