@@ -64,10 +64,11 @@ On the TOSA, VGF and U85 targets an int8 TABLE on the int8 index ``d + 127`` giv
 below its unit (8 more bits), its row sum L corrects R per row (``R * (1 - L / S)``) and an int16 MUL
 adds the residual's share, so that a probability rounds as the quantized model's float does unless it
 lies within about 1e-7 of a step of a half step (E alone: 4e-6 on average, up to 3e-5 on peaked rows;
-it put one of Conformer's 16,384 probabilities a step off). On the U85-256 it costs 9,555 cycles on a
-[1, 4, 40, 40] softmax (29,321 -> 38,876; session 10's int16 pair TABLE for the residual and its
-int32 MUL cost 22,542, above mha_sequence's headroom; bench/README.md "Softmax residual on the U85,
-session 11"). The U85's rows of 128+ keys and the U55/U65's go without it (``has_exp_residual``).
+it put one of Conformer's 16,384 probabilities a step off). On the U85-256 it costs about 9,800 cycles
+on a [1, 4, 40, 40] softmax (29,321 -> 38,876 read twice as int8, 270 more widened once; session 10's
+int16 pair TABLE for the residual and its int32 MUL cost 22,542, above mha_sequence's headroom;
+bench/README.md "Softmax residual on the U85, session 11"). The U85's rows of 128+ keys and the
+U55/U65's rows of 128+ go without it (``has_exp_residual``).
 
 int16 inputs (a16w8; output grid 1/32768, zero point 0): ``d`` lies in [-65534, 0], so ``d + 32767``
 is an int16 index into one interpolating int16 TABLE of ``E`` (common/table.py), on the U55 too
@@ -384,8 +385,9 @@ def fourteen_bit_residual_rows(keys: int, spec: TosaSpecification) -> bool:
     keys up to the exact E's U55_EXACT_EXP_MIN_KEYS.
 
     E + e / 256 has the exact E's 22 bits and L corrects S, so these rows round as the other targets'
-    do. A [1, 4, 40, 40] softmax costs 106,220 U55-128 cycles instead of 70,012 with the 14-bit E
-    alone (the exact E's int16 TABLE: 135,708); mha_sequence goes from 2 steps to 0. Shorter rows keep
+    do. A [1, 4, 40, 40] softmax costs 107,304 U55-128 cycles instead of 76,856 with the 14-bit E
+    alone (the exact E's int16 TABLE: 135,708); mha_sequence goes from 2 steps to 0, 340,300 ->
+    370,748 cycles (the peer's 372,045). Shorter rows keep
     the 14-bit E: bert's 16-key rows sit within 1,689 cycles of the peer's U55 total.
     """
     return spec.has("u55") and UNMASKED_INT32_INVERSE_MIN_KEYS <= keys < U55_EXACT_EXP_MIN_KEYS
@@ -462,13 +464,13 @@ def has_exp_residual(keys: int, spec: TosaSpecification) -> bool:
     lookups Vela runs the exact E's TABLE as).
 
     A rule of cost and need, as takes_exact_exponentials is: the residual costs a fixed number of
-    cycles per probability (U85-256: 9,555 on a [1, 4, 40, 40] softmax, 29,321 -> 38,876; 282k on
+    cycles per probability (U85-256: about 9,800 on a [1, 4, 40, 40] softmax; 282k on
     [1, 4, 256, 256], 924k -> 1.21M), and an attention's probabilities grow as the square of its
     keys where its other layers grow linearly, so long rows pay most (MobileViT-xxs 256, with
     256-key rows: 32.3M -> 37.9M cycles with it everywhere, above the peer's 35.7M; 33.0M with this
     rule). They also need it least: what E's rounding moves a probability by shrinks as 1 / S, and
     S grows with the row. On short rows it took Conformer U85-256 from 3 steps to 0 (one probability
-    3.3e-7 of a step from a half step), 102,508 -> 110,704 cycles, and mha_sequence 78,743 -> 88,298
+    3.3e-7 of a step from a half step), 102,508 -> 109,360 cycles, and mha_sequence 78,743 -> 88,568
     (the peer's 90,388).
     """
     if spec.has("u55"):
