@@ -467,7 +467,7 @@ def has_exp_residual(keys: int, spec: TosaSpecification) -> bool:
     cycles per probability (U85-256: about 9,800 on a [1, 4, 40, 40] softmax; 282k on
     [1, 4, 256, 256], 924k -> 1.21M), and an attention's probabilities grow as the square of its
     keys where its other layers grow linearly, so long rows pay most (MobileViT-xxs 256, with
-    256-key rows: 32.3M -> 37.9M cycles with it everywhere, above the peer's 35.7M; 33.0M with this
+    256-key rows: 32.3M -> 37.9M cycles with it everywhere, above the peer's 35.7M; 32.8M with this
     rule). They also need it least: what E's rounding moves a probability by shrinks as 1 / S, and
     S grows with the row. On short rows it took Conformer U85-256 from 3 steps to 0 (one probability
     3.3e-7 of a step from a half step), 102,508 -> 109,360 cycles, and mha_sequence 78,743 -> 88,568
