@@ -303,9 +303,20 @@ def reciprocal_sqrt(emitter: Int32Emitter, mantissa: TosaValue, *, steps: int = 
     top = np.maximum(INT8_VALUES + 128, 32).astype(np.float64)
     entries = (np.round(64.0 / np.sqrt(top / 256.0)) - 128).astype(np.int8)
     start = table(graph, index, entries, name=f"{emitter.prefix}_rsqrt_start", qparams=None)
-    estimate = emitter.widen(start, "rsqrt_0", scale=2.0 ** (RSQRT_FRACTION_BITS - 6), zero_point=-128)
+    # The start u = entry + 128 is y / 2**21 (Q6), widened by an int8 MUL and an ADD: a RESCALE by 2**21
+    # with the table's zero point cost Vela 5.2.0 six operators (an ADD and a MUL for each use).
+    ones = np.ones((1,) * emitter.rank, np.int8)
+    start_value = emitter.mul(start, graph.add_const(f"{emitter.prefix}_rsqrt_start_one", ones), "rsqrt_start_int32",
+                              shift=0)  # fmt: skip
+    start_q6 = emitter.add(start_value, emitter.constant(128, "rsqrt_start_offset"), "rsqrt_0")
     three = emitter.constant(3 * one, "rsqrt_three")
-    for step in range(1, steps + 1):
+    # The first step on u: y**2 / 2**27 = u**2 * 2**15 and y * f / 2**28 = u * f / 2**7, the same integers.
+    start_shift = RSQRT_FRACTION_BITS - 6
+    square = emitter.mul(start_q6, start_q6, "rsqrt_1_square", shift=0)
+    product = emitter.mul(square, mantissa, "rsqrt_1_xyy", shift=31 - (2 * start_shift - RSQRT_FRACTION_BITS))
+    factor = emitter.sub(three, product, "rsqrt_1_factor")
+    estimate = emitter.mul(start_q6, factor, "rsqrt_1", shift=RSQRT_FRACTION_BITS + 1 - start_shift)
+    for step in range(2, steps + 1):
         square = emitter.mul(estimate, estimate, f"rsqrt_{step}_square", shift=RSQRT_FRACTION_BITS)
         product = emitter.mul(square, mantissa, f"rsqrt_{step}_xyy", shift=31)
         factor = emitter.sub(three, product, f"rsqrt_{step}_factor")  # (3 - x y^2), Q27
