@@ -185,13 +185,14 @@ def exact_form_of_rows(rows: int, count: int, spec: TosaSpecification) -> ExactF
     The exact form everywhere but on the U55's few short rows, which keep the two-term form. On the U55
     the exact form costs two full-size int32 operators more (its SUB and MUL before the output RESCALE,
     which Vela then runs on its own instead of folding it into the two-term form's SUB), about 3 U55-128
-    cycles per element: a [197, 192] layer norm 178,778 -> 272,545 in session 8; Conformer's five
-    [32, 64] ones 13,104 -> 19,072 each, the model 342,560 -> 372,400 (the peer's 443,145); the attention
-    model's [40, 64] one 340,300 -> 347,962 (372,045). On BERT's five [16, 64] ones (17,968 -> 21,040 each:
-    Vela 5.2.0 runs a [16, 1] per-row operator at 320-384 cycles, a [17, 1] or [32, 1] one at 40-128)
-    the model went 266,576 -> 281,936, above the peer's 268,265: rows that few keep the two-term form,
-    whose outputs round the other way than the quantized model's where they lie within about 6e-5 of
-    a step of a half step (Conformer's layer norms: 4 of 40,960 outputs).
+    cycles per element: a [197, 192] layer norm 178,778 -> 272,545 in session 8; Conformer's five [32, 64]
+    ones 13,104 -> 18,752 each (session 11, with the third Newton step), the model 342,560 -> 370,800
+    (the peer's 443,145); the attention model's [40, 64] one 16,492 -> 24,058, the model 340,300 ->
+    347,866 (372,045). On BERT's five [16, 64] ones the exact form took the model 266,576 -> 281,936,
+    above the peer's 268,265 (Vela 5.2.0 runs a [16, 1] per-row operator at 320-384 cycles, a [17, 1] or
+    [32, 1] one at 40-128): rows that few keep the two-term form, whose outputs round the other way than
+    the quantized model's where they lie within about 6e-5 of a step of a half step (4 of Conformer's
+    40,960 layer-norm outputs on its 4 calibration inputs; the op case near_ties_64 has 32 rows for this).
     """
     if spec.has("u55") and count < U55_EXACT_FORM_MIN_ELEMENTS and rows < U55_EXACT_FORM_MIN_ROWS:
         return TWO_TERM_FORM
