@@ -35,7 +35,7 @@ RECIPROCAL_STEPS = 3
 RSQRT_FRACTION_BITS = 27
 # A 256-entry table of 1/sqrt on the top bits starts Newton-Raphson within 0.8%; the relative error
 # after a step is about 1.5 times its square: 1e-4, then 1.5e-8.
-_RSQRT_STEPS = 2
+RSQRT_STEPS = 2
 # Results of ``reciprocal`` are Q3.28: 1/x lies in (1, 2], and estimates may overshoot 2 slightly;
 # the headroom keeps every MUL operand inside TOSA's apply_scale_32 range.
 RECIPROCAL_FRACTION_BITS = 28
@@ -235,7 +235,7 @@ def reciprocal(emitter: Int32Emitter, mantissa: TosaValue, *, steps: int = RECIP
 
 @dataclasses.dataclass(frozen=True)
 class EvenNormalized:
-    """A positive int32 ``value`` (below 2**29) as ``mantissa * 2**-(2 * half_shift - 2)``.
+    """A positive int32 ``value`` as ``mantissa * 2**-(2 * half_shift - 2)``.
 
     The shift is even so its square root is a whole power of two; the mantissa lies in [2**28, 2**31).
     """
@@ -244,41 +244,54 @@ class EvenNormalized:
     half_shift: TosaValue
 
 
-# ``normalize_even``'s fraction is a Q31 constant: the MUL that scales it by the row's shift keeps the
-# int32 MUL's largest single-rounding shift (see int8_normalization's _MAX_MUL_SHIFT).
-FRACTION_BITS = 31
+# ``normalize_even``'s fraction is a Q29 constant: the MUL that scales it by ``2**(2 * half_shift)``
+# then shifts by 31, the int32 MUL's largest single-rounding shift (see int8_normalization's _MAX_MUL_SHIFT).
+FRACTION_BITS = 29
 
 
-def normalize_even(emitter: Int32Emitter, value: TosaValue, *, fraction: int = 0) -> EvenNormalized:
+def normalize_even(
+    emitter: Int32Emitter, value: TosaValue, *, fraction: int = 0, below_2_31: bool = False
+) -> EvenNormalized:
     """Like ``normalize``, but shifting by an even amount: 2 * ceil(s / 2) - 2 for the odd-or-even s
-    that ``normalize`` would use (s >= 2 because value < 2**29).
+    that ``normalize`` would use.
 
-    ``fraction`` (a Q31 constant in [0, 2**31)) is added to ``value`` below its integer unit: the
-    mantissa is ``value << shift`` plus ``round(fraction * 2**(shift - 31))``, three per-row operators.
-    The shift comes from ``value`` alone, and ``value << shift`` is a multiple of ``2**shift`` below
-    2**31, so the fraction keeps the mantissa below 2**31 (and, being positive, above 2**28). A
-    layer norm's eps in units of its integer variance is such a fraction: rounding it to a whole unit
-    moved a normalized value by up to 1.5e-6 of an output step, enough to round it the other way
-    than the quantized model's float at one of Conformer's 8,192 layer-norm outputs.
+    ``value`` is below 2**29 (s >= 2: a left shift), or with ``below_2_31`` any positive int32: then
+    the mantissa is ``round(value * 2**(2 * half_shift) / 4)``, one MUL by a per-row power of two with a
+    shift of 2, which is the left shift for values below 2**30 and divides the values above it (s = 0,
+    half_shift 0) by 4, rounding away 2**-29 of them at most. That lets a layer norm normalize its
+    integer variance T whole where T fits in 2**30 (N up to 257 for int8 data) instead of rounding it
+    to ``T >> s`` first: on deit_tiny's 192-wide rows that rounding (s = 2) moved a normalized value
+    by 1.4e-8 of itself, 6e-7 of an output step, and put one of its layer-norm outputs a step off.
+
+    ``fraction`` (a Q29 constant in [0, 2**29), only with ``below_2_31``) is added to ``value`` below
+    its integer unit: ``round(fraction * 2**(2 * half_shift - 2 - 29))`` joins the mantissa, two more
+    per-row operators. The shift comes from ``value`` alone, and the mantissa stays below 2**30 +
+    2**28. A layer norm's eps in units of its integer variance is such a fraction: rounding it to a
+    whole unit moved a normalized value by up to 1.5e-6 of an output step, enough to round it the
+    other way than the quantized model's float at one of Conformer's 8,192 layer-norm outputs.
     """
     leading_zeros = emitter.leading_zeros(value, "clz")
     shift = emitter.sub(leading_zeros, emitter.constant(1, "sign_bit"), "normalize_shift")
     half_shift = emitter.shift_right_rounding_by(shift, 1, "half_shift")  # ceil(shift / 2)
     doubled = emitter.add(half_shift, half_shift, "doubled_half_shift")
-    even_shift = emitter.sub(doubled, emitter.constant(2, "two"), "even_shift")
-    mantissa = emitter.shift_left(value, even_shift, "even_normalized")
+    if not below_2_31:
+        if fraction:
+            raise ValueError(f"{emitter.prefix}: normalize_even takes a fraction only with below_2_31")
+        even_shift = emitter.sub(doubled, emitter.constant(2, "two"), "even_shift")
+        return EvenNormalized(emitter.shift_left(value, even_shift, "even_normalized"), half_shift)
+    scale = emitter.shift_left(emitter.constant(1, "one"), doubled, "shift_scale")  # 2**(2 * half_shift)
+    mantissa = emitter.mul(value, scale, "even_normalized", shift=2)
     if fraction:
         if not 0 < fraction < 1 << FRACTION_BITS:
-            raise ValueError(f"{emitter.prefix}: normalize_even's fraction {fraction} is not a Q31 value in [0, 1)")
-        scale = emitter.shift_left(emitter.constant(1, "one"), even_shift, "shift_scale")
-        below_unit = emitter.mul(emitter.constant(fraction, "fraction"), scale, "fraction_scaled", shift=FRACTION_BITS)
+            raise ValueError(f"{emitter.prefix}: normalize_even's fraction {fraction} is not a Q29 value in [0, 1)")
+        below_unit = emitter.mul(emitter.constant(fraction, "fraction"), scale, "fraction_scaled", shift=31)
         mantissa = emitter.add(mantissa, below_unit, "even_normalized_fraction")
     return EvenNormalized(mantissa, half_shift)
 
 
-def reciprocal_sqrt(emitter: Int32Emitter, mantissa: TosaValue) -> TosaValue:
+def reciprocal_sqrt(emitter: Int32Emitter, mantissa: TosaValue, *, steps: int = RSQRT_STEPS) -> TosaValue:
     """``2**27 / sqrt(x)`` (Q27) for ``x = mantissa / 2**31`` in [1/8, 1): a TABLE on the top eight
-    bits starts Newton-Raphson, ``y = y * (3 - x * y**2) / 2``."""
+    bits starts ``steps`` of Newton-Raphson, ``y = y * (3 - x * y**2) / 2``, four per-row operators each."""
     graph = emitter.graph
     one = 1 << RSQRT_FRACTION_BITS
     # mantissa / 2**23 is in [32, 256]: offset by -128 it indexes an int8 table (256 saturates to 255).
@@ -290,9 +303,20 @@ def reciprocal_sqrt(emitter: Int32Emitter, mantissa: TosaValue) -> TosaValue:
     top = np.maximum(INT8_VALUES + 128, 32).astype(np.float64)
     entries = (np.round(64.0 / np.sqrt(top / 256.0)) - 128).astype(np.int8)
     start = table(graph, index, entries, name=f"{emitter.prefix}_rsqrt_start", qparams=None)
-    estimate = emitter.widen(start, "rsqrt_0", scale=2.0 ** (RSQRT_FRACTION_BITS - 6), zero_point=-128)
+    # The start u = entry + 128 is y / 2**21 (Q6), widened by an int8 MUL and an ADD: a RESCALE by 2**21
+    # with the table's zero point cost Vela 5.2.0 six operators (an ADD and a MUL for each use).
+    ones = np.ones((1,) * emitter.rank, np.int8)
+    start_value = emitter.mul(start, graph.add_const(f"{emitter.prefix}_rsqrt_start_one", ones), "rsqrt_start_int32",
+                              shift=0)  # fmt: skip
+    start_q6 = emitter.add(start_value, emitter.constant(128, "rsqrt_start_offset"), "rsqrt_0")
     three = emitter.constant(3 * one, "rsqrt_three")
-    for step in range(1, _RSQRT_STEPS + 1):
+    # The first step on u: y**2 / 2**27 = u**2 * 2**15 and y * f / 2**28 = u * f / 2**7, the same integers.
+    start_shift = RSQRT_FRACTION_BITS - 6
+    square = emitter.mul(start_q6, start_q6, "rsqrt_1_square", shift=0)
+    product = emitter.mul(square, mantissa, "rsqrt_1_xyy", shift=31 - (2 * start_shift - RSQRT_FRACTION_BITS))
+    factor = emitter.sub(three, product, "rsqrt_1_factor")
+    estimate = emitter.mul(start_q6, factor, "rsqrt_1", shift=RSQRT_FRACTION_BITS + 1 - start_shift)
+    for step in range(2, steps + 1):
         square = emitter.mul(estimate, estimate, f"rsqrt_{step}_square", shift=RSQRT_FRACTION_BITS)
         product = emitter.mul(square, mantissa, f"rsqrt_{step}_xyy", shift=31)
         factor = emitter.sub(three, product, f"rsqrt_{step}_factor")  # (3 - x y^2), Q27

@@ -27,14 +27,17 @@ Two forms of step 3:
   full-size int32 MUL and ADD: [197, 192] U85-256 86,068 -> 123,788 cycles. On the U55 that MUL costs
   56,736 (208,095 -> 321,242) and put bert above the peer's cycles: the U55 keeps the two-term form
   (``normalize_two_terms``, chosen by ``exact_form``) for group_norm and for layer norms of fewer than
-  128 elements a row (layer_norm's ``exact_form_of_rows``). What it still
-  rounds: ``T >> s`` (s = 2 for N = 192), which matters only on rows whose spread is a few input
-  steps (their T is a few hundred units). eps keeps 31 bits below a unit of ``T >> s``
-  (normalize_even's fraction, three per-row operators, 48 U85-256 cycles on a [32, 64] layer norm):
-  rounded to a whole unit it moved z by up to 0.5 / T relatively, 1.5e-6 of an output step on one of
+  128 elements a row in fewer than 32 rows (layer_norm's ``exact_form_of_rows``). T is whole where it
+  fits in 2**30 (N up to 257; beyond that ``T >> s``), eps keeps 29 bits below a unit of it
+  (normalize_even's fraction, two per-row operators), and 1/sqrt(D) takes three Newton-Raphson steps:
+  eps rounded to a whole unit moved z by up to 0.5 / T relatively, 1.5e-6 of an output step on one of
   Conformer's layer-norm outputs that lay 8.8e-7 of a step from a half step (bench/README.md "Layer
-  norm and softmax ties, session 10"). The U55's two-term form keeps eps rounded to a unit: its terms
-  round 13-16 bits below a step, far coarser.
+  norm and softmax ties, session 10"); T rounded to T >> 2 (N = 192) by 1 / (2 T), 6e-7 of a step on a
+  deit_tiny output 6.2e-7 of a step from one; two Newton-Raphson steps by up to 2.7e-8, 2.7e-6 of a
+  step at 100 steps. What is left is y's Q27 rounding and v's own (2**-(K + 1)): within 6.2e-7 of a
+  step of the float64 value on all of Conformer's and deit_tiny's layer-norm outputs (4 inputs each).
+  The U55's two-term form keeps eps rounded to a unit and T rounded: its terms round 13-16 bits below
+  a step, far coarser.
 - ``normalize_rows_int`` (group_norm, and layer_norm with non-uniform weights on the U55):
   ``u = z * 2**F`` narrowed to int16, whose transposes cost half of int32 ones, then
   ``scale_and_shift``: a 1x1 DEPTHWISE_CONV2D of the weights' signs with each weight's magnitude in its
@@ -57,7 +60,14 @@ import numpy as np
 import tosa_serializer as ts
 
 from arm.ops.common.axis_reduction import reduce
-from arm.ops.common.fixed_point import FRACTION_BITS, EvenNormalized, Int32Emitter, normalize_even, reciprocal_sqrt
+from arm.ops.common.fixed_point import (
+    FRACTION_BITS,
+    RSQRT_STEPS,
+    EvenNormalized,
+    Int32Emitter,
+    normalize_even,
+    reciprocal_sqrt,
+)
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import INT48, TosaValue, reshape
 from arm.tosa.quantization import QParams
@@ -67,6 +77,13 @@ from arm.tosa.specification import TosaSpecification
 # T = N * Q - S**2 is at most N**2 * 127.5**2 for int8 data; it is shifted right until it and eps
 # stay below 2**29 (what normalize_even takes).
 _VARIANCE_LIMIT = 1 << 28
+# The exact form's T stays below 2**30 (whole for N up to 257), T + eps below 2**31 (normalize_even's
+# below_2_31): rounding T to T >> s put a deit_tiny layer-norm output a step off.
+_EXACT_VARIANCE_LIMIT = 1 << 30
+# The exact form's 1/sqrt(D) takes a third Newton-Raphson step (four per-row operators): after two its
+# relative error (up to 2.7e-8) moved outputs near 100 steps by up to 2.7e-6 of a step; after three
+# what is left is y's own Q27 rounding, 6e-7 of a step at most on Conformer's and deit_tiny's rows.
+_EXACT_RSQRT_STEPS = 3
 # group_norm's M = 2**30 / sqrt(T) lies in (0, 2**30]: T >= 1 once eps (at least one unit) is added.
 _INVERSE_BITS = 30
 # Largest N whose sums (S, Q) the int32 steps hold.
@@ -95,10 +112,10 @@ _AFFINE_LIMIT = 2.0**30
 _WEIGHT_BITS = 30
 
 
-def variance_shift(count: int) -> int:
-    """The s of ``T >> s``: the smallest that keeps the largest T of int8 data below _VARIANCE_LIMIT."""
+def variance_shift(count: int, limit: int = _VARIANCE_LIMIT) -> int:
+    """The s of ``T >> s``: the smallest that keeps the largest T of int8 data below ``limit``."""
     largest = count**2 * 127.5**2
-    return max(0, math.ceil(math.log2(largest / _VARIANCE_LIMIT)))
+    return max(0, math.ceil(math.log2(largest / limit)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +142,7 @@ def _row_statistics(
     wide = ints.mul(x, graph.add_const(f"{name}_one", np.ones((1, 1), np.int8)), "int32", shift=0)
     total = reduce(graph, ts.Op.REDUCE_SUM, wide, 1, name=f"{name}_sum")
     square_total = reduce(graph, ts.Op.REDUCE_SUM, ints.mul(x, x, "squares", shift=0), 1, name=f"{name}_square_sum")
-    s = variance_shift(count)
+    s = variance_shift(count, _EXACT_VARIANCE_LIMIT if eps_below_unit else _VARIANCE_LIMIT)
     count_value = ints.constant(count, "count")
     spread = ints.sub(ints.mul(square_total, count_value, "count_square_sum", shift=s),
                       ints.mul(total, total, "sum_squared", shift=s), "spread")  # fmt: skip
@@ -136,7 +153,9 @@ def _row_statistics(
     else:
         eps_value = ints.constant(int(max(round(eps_units), 1)), "eps")
         normalized = normalize_even(ints, ints.add(spread, eps_value, "denominator"))
-    return _RowStatistics(ints, wide, total, reciprocal_sqrt(ints, normalized.mantissa), normalized.half_shift, s)
+    steps = _EXACT_RSQRT_STEPS if eps_below_unit else RSQRT_STEPS
+    inverse_sqrt = reciprocal_sqrt(ints, normalized.mantissa, steps=steps)
+    return _RowStatistics(ints, wide, total, inverse_sqrt, normalized.half_shift, s)
 
 
 def _eps_fraction_normalized(
@@ -154,7 +173,7 @@ def _eps_fraction_normalized(
         denominator = ints.add(spread, ints.constant(whole, "eps"), "denominator")
     else:
         denominator = ints.maximum(spread, ints.constant(least_spread, "least_spread"), "denominator")
-    return normalize_even(ints, denominator, fraction=fraction)
+    return normalize_even(ints, denominator, fraction=fraction, below_2_31=True)
 
 
 def _inverse(stats: _RowStatistics, factor: float) -> TosaValue:
@@ -309,7 +328,8 @@ class ExactForm:
     normalize: Callable[..., TosaValue]
 
 
-# The U55 keeps the two-term form (but layer norms with long rows: layer_norm.exact_form_of_rows): the exact form's second full-size int32 MUL costs 56,736 U55-128
+# The U55 keeps the two-term form for group_norm and for layer norms of few short rows
+# (layer_norm.exact_form_of_rows): the exact form's second full-size int32 MUL costs 56,736 U55-128
 # cycles on a [197, 192] layer norm (208,095 -> 321,242 in all) and took bert's U55-128 cycles from
 # 266,576 to 276,816, above the peer's 268,265. The U85 runs the exact form at 86,068 -> 123,788.
 EXACT_FORM = ExactForm(_exact_output_bits, normalize_exact)
