@@ -34,6 +34,8 @@ def accumulator_bias_scales(module: GraphModule) -> dict[str, torch.Tensor]:
         operand, weight, bias = node.args[:3]
         if not all(isinstance(value, Node) and is_dequantize(value) for value in (operand, weight, bias)):
             continue
+        if torch.int32 not in bias.args:  # a bias is quantized to int32; an int8 third operand is no bias
+            continue
         input_scale = _scales(module, operand)
         weight_scales = _scales(module, weight)
         bias_scales = _scales(module, bias)
