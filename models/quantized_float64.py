@@ -4,7 +4,9 @@ The converted module has the same graph, integer weights and grids as the progra
 evaluated in float32, its convolutions land on the other side of a rounding tie now and then (about 1
 in 8000 values), and deep networks with random weights amplify each such 1-LSB step (RegNetX-400MF: up
 to 100 LSB by its last block, where float64 and the TOSA graph agree exactly). In float64 the module
-measures the lowering, not torch's rounding noise.
+measures the lowering, not torch's rounding noise. For the same reason a convolution's bias sits on
+its accumulator grid, the exact product of input and weight scales, where pt2e stored that product
+rounded to float32 (arm/report/accumulator_grid.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import copy
 
 import numpy as np
 import torch
+
+from arm.report.accumulator_grid import accumulator_bias_scales
 
 
 def quantize_in_float64(x, scale, zero_point, quant_min, quant_max, dtype):
@@ -40,6 +44,7 @@ _FLOAT64_FORMS = {
 def in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """A copy of the quantized module that computes in float64 (its float constants become float64)."""
     copied = copy.deepcopy(module)
+    _bias_on_accumulator_grid(copied)
     for node in copied.graph.nodes:
         if node.op == "call_function" and node.target in _FLOAT64_FORMS:
             node.target = _FLOAT64_FORMS[node.target]
@@ -56,6 +61,18 @@ def in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
                 setattr(owner, name, torch.nn.Parameter(double, requires_grad=False) if is_parameter else double)
     copied.recompile()
     return copied.double()
+
+
+def _bias_on_accumulator_grid(module: torch.fx.GraphModule) -> None:
+    """Each bias dequantize with a float32-rounded product scale reads the exact product instead."""
+    by_name = {node.name: node for node in module.graph.nodes}
+    for name, scales in accumulator_bias_scales(module).items():
+        dequantize = by_name[name]
+        attribute = f"_accumulator_scales_{name}"
+        module.register_buffer(attribute, scales)
+        with module.graph.inserting_before(dequantize):
+            exact = module.graph.get_attr(attribute)
+        dequantize.args = (dequantize.args[0], exact, *dequantize.args[2:])
 
 
 def output_grids(module: torch.fx.GraphModule) -> list[tuple[float, int] | None]:

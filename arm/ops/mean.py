@@ -107,6 +107,12 @@ TEST_CASES = {
         FunctionModule(global_average), (half_step_averages(8, (1, 12, 2, 4), [2, 3], zero_point=-1),),
         differing_from_quantized=0.0,
     ),
+    # MixNet-S's squeeze-excite means: 2x2 maps (the two-convolution form), many channels, an even
+    # zero point (the other parity of the conv form's two halves).
+    "squeeze_excite_2x2_ties_to_even": OpTestCase(
+        FunctionModule(global_average_keepdim), (half_step_averages(9, (1, 180, 2, 2), [2, 3], zero_point=0),),
+        differing_from_quantized=0.0,
+    ),
 }
 
 # The op in float16 and bfloat16 on the float targets (the float-type rule: arm/ops/common/support.py).

@@ -37,6 +37,7 @@ import torch
 from torch.fx import Node
 
 from arm.artifacts import TosaArtifact
+from arm.report.accumulator_grid import accumulator_bias_scales
 from arm.report.layer_error import RESHAPED_INFIX, _Probe, _Recorder, find_layers, find_probes
 from arm.report.provenance import is_dequantize, is_quantize
 from arm.report.tosa_probes import (
@@ -280,14 +281,27 @@ def _ties(recorder: _Recorder, layer: str, quantize: str, probe: _Probe, toleran
 
 class _Float64Recorder(_Recorder):
     """``_Recorder`` that evaluates the quantized model in float64: quantize and dequantize on the same
-    integer grids (torch's formulas: ``round(x * (1 / scale))`` half to even, then the zero point and the
-    clamp), every other op on float64 operands."""
+    integer grids (``round(x / scale)`` half to even, then the zero point and the clamp), every other op
+    on float64 operands.
+
+    Quantize divides by the scale, as models/quantized_float64.py (the oracle of the zoo audit and the
+    off-list numerics) does, rather than multiplying by ``1 / scale`` as torch's kernel does: a mean on
+    its input's grid sums codes times a float32 scale exactly in float64, and a correctly rounded
+    division then lands an exact half step on the half step, where the rounded reciprocal put a
+    quarter of MixNet-S's squeeze-excite ties a hair to the wrong side (session 11). A convolution's
+    bias sits on its accumulator grid (accumulator_grid.py), as in models/quantized_float64.py."""
+
+    def __init__(self, module: torch.fx.GraphModule, keep: set[str]):
+        super().__init__(module, keep)
+        self._bias_scales = accumulator_bias_scales(module)
 
     def call_function(self, target: object, args: tuple, kwargs: dict) -> object:
         node = self._current
+        if node.name in self._bias_scales:
+            args = (args[0], self._bias_scales[node.name], *args[2:])
         if is_quantize(node):
             x, scale, zero_point, quant_min, quant_max, dtype = args[:6]
-            codes = torch.round(x.double() * (1.0 / float(scale))) + int(zero_point)
+            codes = torch.round(x.double() / float(scale)) + int(zero_point)
             return torch.clamp(codes, quant_min, quant_max).to(dtype)
         if is_dequantize(node) and "per_channel" in str(target):
             x, scales, zero_points, axis = args[:4]
