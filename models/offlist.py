@@ -914,8 +914,13 @@ def _mixtral() -> nn.Module:
     from transformers import MixtralConfig, MixtralForCausalLM
 
     # Sparse mixture of experts: a router's softmax and top-2 of 4 experts per token (data-dependent routing).
+    # The experts run as transformers' own ExecuTorch exporter runs them ("batched_mm": each token's expert
+    # weights gathered by its routed ids); the default ("grouped_mm") is a custom operator ExecuTorch has no
+    # kernel for, which the flow refuses by name.
     config = _decoder_config(MixtralConfig, num_key_value_heads=2, num_local_experts=4, num_experts_per_tok=2)
-    return MixtralForCausalLM(config)
+    model = MixtralForCausalLM(config)
+    model.set_experts_implementation("batched_mm")
+    return model
 
 
 def _funnel() -> nn.Module:
