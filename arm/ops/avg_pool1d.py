@@ -1,21 +1,24 @@
-"""aten.avg_pool1d (``nn.AvgPool1d``), before quantization, as unsqueeze, a 1xK avg_pool2d and squeeze.
+"""aten.avg_pool1d (``nn.AvgPool1d``), before quantization, as a reshape, a 1xK avg_pool2d and a reshape.
 
 SEW squeezes its audio frames by 2 with ``nn.AvgPool1d`` before the encoder. torch.export keeps
 avg_pool1d whole, pt2e annotated nothing in it, and to_edge then wrote it as unsqueeze, avg_pool2d and
 squeeze that nobody had quantized: they stayed float on the CPU between two partitions (sew: 2
-partitions, 96.5% on tosa-INT). Before annotation (``decompose_for_quantization``) the node becomes the
-same three ops to_edge writes, each annotated and lowered by its own file: avg_pool2d.py's window
-arithmetic (count_include_pad, ceil_mode, ties to even) runs the pool on a [N, C, 1, L] map. In FP,
-to_edge's own split is lowered by those files, so no edge operator is left to lower here.
+partitions, 96.5% on tosa-INT). Before annotation (``decompose_for_quantization``) the node becomes a
+reshape to a [1, N*C, 1, L] map (batch 1, which is all the U55 pools), the 1xK avg_pool2d and a reshape
+back, each annotated and lowered by its own file (avg_pool2d.py's window arithmetic: count_include_pad,
+ceil_mode). In FP, to_edge's own split is lowered by those files, so no edge operator is left to lower
+here.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch.fx import Node
 
 from arm.ops.common.arm_op import decomposed_op
-from arm.ops.common.aten_rewrite import AtenBuilder
+from arm.ops.common.aten_rewrite import AtenBuilder, shape
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 
 _DEFAULTS = ([], [0], False, True)  # stride, padding, ceil_mode, count_include_pad
@@ -33,9 +36,11 @@ def decompose(node: Node) -> None:
     aten = torch.ops.aten
     build = AtenBuilder(node)
     pad = _single(padding)
-    rows = build.call(aten.unsqueeze.default, x, -2)
+    # Batch and channels merged into one batch-1 map, [1, N*C, 1, L]: the U55 pools batch 1 only.
+    leading = shape(x)[:-1]
+    rows = build.call(aten.reshape.default, x, [1, math.prod(leading), 1, shape(x)[-1]])
     pooled = build.call(aten.avg_pool2d.default, rows, [1, kernel], [1, stride], [0, pad], ceil_mode, count_include_pad)
-    node.replace_all_uses_with(build.call(aten.squeeze.dim, pooled, -2))
+    node.replace_all_uses_with(build.call(aten.reshape.default, pooled, [*leading, shape(pooled)[-1]]))
 
 
 def squeeze_frames(x: torch.Tensor) -> torch.Tensor:

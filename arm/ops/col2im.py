@@ -4,7 +4,7 @@ as pads and adds.
 VOLO's outlook attention folds its attended 3x3 patches back into the map with ``F.fold`` (after
 im2col.py's unfold). torch.export keeps col2im whole and pt2e annotated nothing in it, so it stayed float
 on the CPU. Before annotation (``decompose_for_quantization``) the node becomes what it computes: the
-columns read as [N, C, kh*kw, oh, ow]; each kernel offset's [N, C, oh, ow] patch spread to the stride
+columns read as [N*C, kh*kw, oh, ow]; each kernel offset's [N*C, 1, oh, ow] patch spread to the stride
 (a zero pad after each element, then a reshape, where the stride is above 1) and padded into place at
 ``(i*dh, j*dw)`` of the padded output; the kh*kw placed maps summed; the padding cut off. Select, pad,
 reshape and slice keep the input's grid and the adds are add.py's, so every target runs it. FP is left
@@ -28,18 +28,22 @@ def _pair(value: int | list[int]) -> tuple[int, int]:
 
 
 def _spread(build: AtenBuilder, patch: Node, dim: int, stride: int) -> Node:
-    """``patch`` with stride - 1 zeros after each element along ``dim`` (the last one's cut off)."""
+    """A [B, 1, h, w] ``patch`` with stride - 1 zeros after each element along ``dim`` (2 or 3; the last
+    element's zeros cut off). Every tensor stays 4-D: Vela 5.2.0's U55 command stream departed from the
+    TOSA graph when col2im's pieces were 5-D."""
     if stride == 1:
         return patch
     aten = torch.ops.aten
-    extent = shape(patch)[dim]
-    cells = build.call(aten.unsqueeze.default, patch, dim + 1)
-    trailing = 2 * (len(shape(cells)) - 1 - (dim + 1))
-    filled = build.call(aten.constant_pad_nd.default, cells, [0] * trailing + [0, stride - 1], 0.0)
-    merged = list(shape(patch))
-    merged[dim] = extent * stride
-    flat = build.call(aten.reshape.default, filled, merged)
-    return build.call(aten.slice.Tensor, flat, dim, 0, (extent - 1) * stride + 1)
+    batch, _, height, width = shape(patch)
+    if dim == 3:
+        cells = build.call(aten.reshape.default, patch, [batch, height, width, 1])
+        filled = build.call(aten.constant_pad_nd.default, cells, [0, stride - 1], 0.0)
+        flat = build.call(aten.reshape.default, filled, [batch, 1, height, width * stride])
+        return build.call(aten.slice.Tensor, flat, 3, 0, (width - 1) * stride + 1)
+    cells = build.call(aten.reshape.default, patch, [batch, height, 1, width])
+    filled = build.call(aten.constant_pad_nd.default, cells, [0, 0, 0, stride - 1], 0.0)
+    flat = build.call(aten.reshape.default, filled, [batch, 1, height * stride, width])
+    return build.call(aten.slice.Tensor, flat, 2, 0, (height - 1) * stride + 1)
 
 
 def decompose(node: Node) -> None:
@@ -53,11 +57,13 @@ def decompose(node: Node) -> None:
     out_h, out_w = (padded_h - dh * (kh - 1) - 1) // sh + 1, (padded_w - dw * (kw - 1) - 1) // sw + 1
     aten = torch.ops.aten
     build = AtenBuilder(node)
-    columns = build.call(aten.reshape.default, x, [batch, channels, kh * kw, out_h, out_w])
+    # Batch and channels merged, so every piece is 4-D: [N*C, kh*kw, oh, ow].
+    columns = build.call(aten.reshape.default, x, [batch * channels, kh * kw, out_h, out_w])
     total = None
     for i in range(kh):
         for j in range(kw):
-            patch = build.call(aten.select.int, columns, 2, i * kw + j)
+            offset = i * kw + j
+            patch = build.call(aten.slice.Tensor, columns, 1, offset, offset + 1)
             patch = _spread(build, _spread(build, patch, 3, sw), 2, sh)
             rows_spread, cols_spread = shape(patch)[2:]
             placement = [j * dw, padded_w - j * dw - cols_spread, i * dh, padded_h - i * dh - rows_spread]
@@ -66,7 +72,7 @@ def decompose(node: Node) -> None:
     if ph or pw:
         total = build.call(aten.slice.Tensor, total, 2, ph, ph + height)
         total = build.call(aten.slice.Tensor, total, 3, pw, pw + width)
-    node.replace_all_uses_with(total)
+    node.replace_all_uses_with(build.call(aten.reshape.default, total, [batch, channels, height, width]))
 
 
 def outlook_fold(x: torch.Tensor) -> torch.Tensor:
