@@ -30,8 +30,8 @@ for BART on TOSA FP, cumsum's ``token_positions`` and ``int32_data``, compare's 
 fold_constants_test's gather from equal values and int64_to_int32_test's widening cast for RoBERTa's
 position ids; session 10: batch_norm's ``rank4_every_value_exact`` for MobileOne's identity branches,
 avg_pool2d's ``3x3_exclude_pad_ties_to_even`` for PoolFormer's token mixer; session 11: arm/ops/einsum.py's
-cases for Funnel's and CvT's einsums, im2col.py's ``token_windows`` for ConvBERT's unfold, col2im.py's
-``outlook_fold`` and ``strided_fold`` for VOLO's fold, avg_pool1d.py's ``squeeze_frames`` for SEW, and
+cases for Funnel's and CvT's einsums, im2col.py's ``token_windows`` for ConvBERT's unfold, avg_pool1d.py's
+``squeeze_frames`` for SEW, and
 flow_robustness_test's ``custom_operator_without_a_kernel`` for Mixtral's default experts). models/README.md
 has the results, per model and target.
 """
