@@ -321,6 +321,11 @@ def _run_stages(
         # The target runs loops (TOSA FP with cf), but this one was not delegated whole.
         reasons = dict(partitioner.rejected)
         raise FlowError(_loop_refusal(loops_on_cpu, "; ".join(reasons.get(name, "it was not delegated") for name in _loop_names(edge))))
+    if kernelless := _custom_operators_without_kernels(edge.exported_program().graph_module):
+        # The CPU would have to run them, and ExecuTorch's serializer refuses an operator it has no out
+        # variant for ("Missing out variants"): say which node and why, before serializing.
+        reasons = dict(partitioner.rejected)
+        raise FlowError(_kernelless_refusal(kernelless, target.name, reasons))
     io = apply_int8_io(edge) if int8_io else ()
     # Read before serialization rewrites the graph into out-variants with allocations.
     edge_graph = _snapshot(edge.exported_program())
@@ -571,6 +576,41 @@ def _loop_refusal(loops: list[str], why_not_delegated: str) -> str:
         f"{', '.join(loops)}: ExecuTorch's program format has no while loop (its emitter runs cond, map and "
         f"scan), so a loop runs only inside a delegate, and here it cannot ({why_not_delegated}); this model "
         "cannot become a .pte: unroll the loop or write it with torch.scan"
+    )
+
+
+def _custom_operators_without_kernels(graph_module: torch.fx.GraphModule) -> list[torch.fx.Node]:
+    """CPU nodes of a library's own operator (not ATen's) that has no out variant: ExecuTorch can run none
+    of them (transformers' ``grouped_mm_fallback``, the experts of its default MoE implementation)."""
+    from executorch.exir.dialects.edge._ops import EdgeOpOverload
+    from executorch.exir.operator.convert import to_out_variant
+
+    kernelless = []
+    for node in graph_module.graph.nodes:
+        target = node.target._op if isinstance(node.target, EdgeOpOverload) else node.target
+        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload) or target.namespace == "aten":
+            continue
+        try:
+            to_out_variant(target)
+        except (RuntimeError, AssertionError):
+            kernelless.append(node)
+    return kernelless
+
+
+def _kernelless_refusal(nodes: list[torch.fx.Node], target: str, reasons: dict[str, str]) -> str:
+    def why(node: torch.fx.Node) -> str:
+        reason = reasons.get(node.name, "not delegated")
+        return reason.split(": ", 1)[1] if reason.startswith(f"node {node.name}") else reason
+
+    described = "; ".join(
+        f"node {node.name} ({getattr(node.target, '_op', node.target).name()}) stays on the CPU: {why(node)}"
+        for node in nodes
+    )
+    return (
+        f"{described}. On {target} ExecuTorch has no kernel (out variant) for these custom operators, so "
+        "the model cannot become a .pte: register the operator's out variant with ExecuTorch, or write the "
+        "model without it (for a transformers mixture of experts: model.set_experts_implementation("
+        "'batched_mm'), as transformers' own ExecuTorch exporter does)"
     )
 
 

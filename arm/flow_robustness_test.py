@@ -164,3 +164,28 @@ def test_fallback_case_serializes_and_says_why(name: str, fallback_results: dict
         assert_close(outputs[0].numpy(), reference(*case.inputs).detach().numpy(), atol=1e-5, what=name)
     else:
         assert result.delegate_ids and set(result.delegate_ids) == {"TOSABackend"}
+
+
+@torch.library.custom_op("arm_robustness::opaque_double", mutates_args=())
+def _opaque_double(x: torch.Tensor) -> torch.Tensor:
+    """A library's own operator with no ExecuTorch out variant (as transformers' ``grouped_mm_fallback``)."""
+    return x * 2
+
+
+@_opaque_double.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+def test_custom_operator_without_a_kernel_is_refused_by_name() -> None:
+    # Mixtral with transformers' default experts implementation: the custom op stayed on the CPU and
+    # ExecuTorch's serializer ended the compile with "Missing out variants" (an internal error).
+    from arm.flow import FlowError
+
+    module = FunctionModule(lambda x: torch.ops.arm_robustness.opaque_double(torch.relu(x)) + 1.0)
+    inputs = random_inputs(0, (2, 8))
+    with pytest.raises(FlowError) as refused:
+        run_flow(ModelSpec(module, inputs, [inputs]), resolve_target("tosa-INT"), progress=False)
+    message = str(refused.value)
+    assert "arm_robustness::opaque_double" in message and "tosa-INT" in message, message
+    assert "node arm_robustness_opaque_double_default" in message and "no kernel" in message, message

@@ -29,8 +29,11 @@ head; session 9: scaled_dot_product_attention's ``heads_merged_after_a_view_writ
 for BART on TOSA FP, cumsum's ``token_positions`` and ``int32_data``, compare's ``int32_ne_scalar``,
 fold_constants_test's gather from equal values and int64_to_int32_test's widening cast for RoBERTa's
 position ids; session 10: batch_norm's ``rank4_every_value_exact`` for MobileOne's identity branches,
-avg_pool2d's ``3x3_exclude_pad_ties_to_even`` for PoolFormer's token mixer). models/README.md has the
-results, per model and target.
+avg_pool2d's ``3x3_exclude_pad_ties_to_even`` for PoolFormer's token mixer; session 11: arm/ops/einsum.py's
+cases for Funnel's and CvT's einsums, im2col.py's ``token_windows`` for ConvBERT's unfold, avg_pool1d.py's
+``squeeze_frames`` for SEW, and
+flow_robustness_test's ``custom_operator_without_a_kernel`` for Mixtral's default experts). models/README.md
+has the results, per model and target.
 """
 
 from __future__ import annotations
@@ -887,6 +890,173 @@ _SESSION9_SEQUENCE_MODELS: dict[str, Callable[[], ModelSpec]] = {
     "segformer": _sequence(_segformer, ("pixel_values",), _image(64)),
 }
 
+
+# --- Session 11: architectures users bring that the blocks above lack, each for a construct of its own. ---
+
+
+def _gpt_neo() -> nn.Module:
+    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+
+    # Global and local (window 8) attention layers alternating, unscaled attention scores, learned positions.
+    config = GPTNeoConfig(
+        vocab_size=_VOCABULARY,
+        max_position_embeddings=32,
+        hidden_size=64,
+        num_layers=2,
+        num_heads=4,
+        intermediate_size=128,
+        attention_types=[[["global", "local"], 1]],
+        window_size=8,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return GPTNeoForCausalLM(config)
+
+
+def _mixtral() -> nn.Module:
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    # Sparse mixture of experts: a router's softmax and top-2 of 4 experts per token (data-dependent routing).
+    # The experts run as transformers' own ExecuTorch exporter runs them ("batched_mm": each token's expert
+    # weights gathered by its routed ids); the default ("grouped_mm") is a custom operator ExecuTorch has no
+    # kernel for, which the flow refuses by name.
+    config = _decoder_config(MixtralConfig, num_key_value_heads=2, num_local_experts=4, num_experts_per_tok=2)
+    model = MixtralForCausalLM(config)
+    model.set_experts_implementation("batched_mm")
+    return model
+
+
+def _funnel() -> nn.Module:
+    from transformers import FunnelConfig, FunnelModel
+
+    # Funnel-Transformer: the sequence mean-pooled by 2 between blocks (query-only pooling), relative
+    # positional attention, and a decoder that upsamples back by repeat.
+    config = FunnelConfig(
+        vocab_size=_VOCABULARY,
+        block_sizes=[1, 1],
+        num_decoder_layers=1,
+        d_model=64,
+        n_head=4,
+        d_head=16,
+        d_inner=128,
+        max_position_embeddings=32,
+    )
+    return FunnelModel(config)
+
+
+def _mpnet() -> nn.Module:
+    from transformers import MPNetConfig, MPNetModel
+
+    # Relative position buckets (T5-style, log-bucketed) added to every layer's scores, positions from the ids.
+    config = _encoder_config(MPNetConfig, max_position_embeddings=40, relative_attention_num_buckets=32)
+    return MPNetModel(config, add_pooling_layer=False)
+
+
+def _squeezebert() -> nn.Module:
+    from transformers import SqueezeBertConfig, SqueezeBertModel
+
+    # Every projection a grouped Conv1d (4 groups) over channels-first activations.
+    config = _encoder_config(
+        SqueezeBertConfig,
+        embedding_size=64,
+        q_groups=4,
+        k_groups=4,
+        v_groups=4,
+        post_attention_groups=1,
+        intermediate_groups=4,
+        output_groups=4,
+    )
+    return SqueezeBertModel(config)
+
+
+def _convbert() -> nn.Module:
+    from transformers import ConvBertConfig, ConvBertModel
+
+    # Span-based dynamic convolution: per-token kernels from a depthwise-separable Conv1d, applied to an
+    # unfolded window of 9 tokens, beside half-width self-attention.
+    config = _encoder_config(ConvBertConfig, embedding_size=64, head_ratio=2, conv_kernel_size=9)
+    return ConvBertModel(config)
+
+
+def _swinv2() -> nn.Module:
+    from transformers import Swinv2Config, Swinv2Model
+
+    # Cosine attention with a learned per-head temperature, a log-spaced continuous position bias (an MLP
+    # over relative coordinates), post-norm residuals, shifted windows.
+    config = Swinv2Config(
+        image_size=64, patch_size=4, embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=4
+    )
+    return Swinv2Model(config, add_pooling_layer=False)
+
+
+def _dinov2() -> nn.Module:
+    from transformers import Dinov2Config, Dinov2Model
+
+    # Position embeddings for a 32x32 image bicubically resized for the 64x64 input (as users run DINOv2 at
+    # another size), layer scale.
+    config = Dinov2Config(
+        image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, mlp_ratio=2
+    )
+    return Dinov2Model(config)
+
+
+def _cvt() -> nn.Module:
+    from transformers import CvtConfig, CvtModel
+
+    # Convolutional token embeddings and depthwise-convolution q/k/v projections (stride 2 for k and v).
+    # (transformers 5.23 indexes stage i's drop-path rates by i, so stage i needs at least i + 1 layers.)
+    config = CvtConfig(embed_dim=[16, 32, 64], num_heads=[1, 2, 4], depth=[1, 2, 3])
+    return CvtModel(config, add_pooling_layer=False)
+
+
+def _sew() -> nn.Module:
+    from transformers import SEWConfig, SEWModel
+
+    # Squeezed-and-excited wav2vec: the sequence average-pooled by 2 before the encoder and upsampled back
+    # (a linear to 2x channels, reshaped) after it.
+    config = SEWConfig(**_TINY_AUDIO_ENCODER, squeeze_factor=2, apply_spec_augment=False)
+    return SEWModel(config)
+
+
+_SESSION_11: dict[str, Callable[[], ModelSpec]] = {
+    # timm, vision
+    "coat_lite_tiny": _timm("coat_lite_tiny", 64, img_size=64),  # convolutional relative position encoding on v
+    "cait_xxs24": _timm("cait_xxs24_224", 64, img_size=64),  # talking-heads attention, class-attention layers
+    "twins_svt_small": _timm("twins_svt_small", 64, img_size=64),  # locally grouped + global sub-sampled attention
+    "nest_tiny": _timm("nest_tiny", 64, img_size=64),  # nested local blocks aggregated by conv + max pool
+    "maxvit_nano": _timm("maxvit_nano_rw_256", 64, img_size=64),  # window and grid (dilated) attention, MBConv
+    "xception41": _timm("xception41", 64),  # separable convolutions with pre-activation residual flows
+    "dla34": _timm("dla34", 64),  # deep layer aggregation: tree of concatenating roots
+    "hrnet_w18_small": _timm("hrnet_w18_small", 64),  # parallel resolutions fused by nearest upsampling
+    "resnest14d": _timm("resnest14d", 64),  # split attention: a softmax over radix groups
+    "dpn48b": _timm("dpn48b", 64),  # dual paths: a residual slice and a densely concatenated slice
+    "res2net50_14w_8s": _timm("res2net50_14w_8s", 64),  # hierarchical residual splits within a block
+    "sequencer2d_s": _timm("sequencer2d_s", 64),  # bidirectional LSTMs along rows and columns
+    "botnet26t": _timm("botnet26t_256", 64, img_size=64),  # self-attention with 2-D relative position logits
+    "volo_d1": _timm("volo_d1_224", 64, img_size=64),  # outlook attention: unfold, attend, fold
+    "pit_ti": _timm("pit_ti_224", 64, img_size=64),  # tokens pooled by a strided depthwise convolution
+    "tnt_s": _timm("tnt_s_patch16_224", 64, img_size=64),  # pixel-level transformer inside each patch
+    "starnet_s1": _timm("starnet_s1", 64),  # star operation: the product of two ReLU6 branches
+    "fasternet_t0": _timm("fasternet_t0", 64),  # partial convolution on a quarter of the channels
+    "inception_next_atto": _timm("inception_next_atto", 64),  # band kernels 1x11 and 11x1 on channel splits
+    "lambda_resnet26t": _timm("lambda_resnet26t", 64, img_size=64),  # lambda layers: position lambdas by 3-D conv
+    "ghostnetv2_100": _timm("ghostnetv2_100", 64),  # DFC attention: 1x5/5x1 depthwise gate, nearest upsample
+    "inception_v3": _timm("inception_v3", 96),  # factorised 1x7/7x1 convolutions, pooled branches concatenated
+    "ese_vovnet19b_dw": _timm("ese_vovnet19b_dw", 64),  # one-shot aggregation, effective SE with hard sigmoid
+    # transformers, tiny configs
+    "gpt_neo": _sequence(_gpt_neo, ("input_ids",), _token_ids),
+    "mixtral": _sequence(_mixtral, ("input_ids",), _token_ids),
+    "funnel": _sequence(_funnel, ("input_ids",), _token_ids),
+    "mpnet": _sequence(_mpnet, ("input_ids",), _token_ids),
+    "squeezebert": _sequence(_squeezebert, ("input_ids",), _token_ids),
+    "convbert": _sequence(_convbert, ("input_ids",), _token_ids),
+    "hf_swinv2": _sequence(_swinv2, ("pixel_values",), _image(64)),
+    "hf_dinov2": _sequence(_dinov2, ("pixel_values",), _image(64)),
+    "hf_cvt": _sequence(_cvt, ("pixel_values",), _image(64)),
+    "sew": _sequence(_sew, ("input_values",), _audio),
+}
+
+
 MODELS: dict[str, Callable[[], ModelSpec]] = {
     # transformers, tiny configs
     "gpt2": _transformers(_gpt2, "input_ids", _token_ids),
@@ -934,6 +1104,7 @@ MODELS: dict[str, Callable[[], ModelSpec]] = {
 MODELS.update(_SEQUENCE_MODELS)
 MODELS.update(_VISION_SESSION_9)
 MODELS.update(_SESSION9_SEQUENCE_MODELS)
+MODELS.update(_SESSION_11)
 
 
 NUMERICS_SAMPLES = 2

@@ -19,11 +19,12 @@ class AtenBuilder:
         self.graph = anchor.graph
         self.inserted: list[Node] = []
 
-    def call(self, target: torch._ops.OpOverload, *args: Argument) -> Node:
+    def call(self, target: torch._ops.OpOverload, *args: Argument, **kwargs: Argument) -> Node:
         with self.graph.inserting_before(self.anchor):
-            node = self.graph.call_function(target, args)
+            node = self.graph.call_function(target, args, kwargs)
         fake_args = map_arg(args, lambda arg: arg.meta["val"])
-        node.meta["val"] = target(*fake_args)
+        fake_kwargs = map_arg(kwargs, lambda arg: arg.meta["val"])
+        node.meta["val"] = target(*fake_args, **fake_kwargs)
         for key in ("stack_trace", "nn_module_stack", "source_fn_stack"):
             if key in self.anchor.meta:
                 node.meta[key] = self.anchor.meta[key]
