@@ -10,7 +10,9 @@ Repeated positions (two writes of one row) are legal in PyTorch, where the last 
 in TOSA SCATTER: common/scatter.py sends every overwritten write to a spare row. accumulate=True adds
 into x, which SCATTER cannot: in the INT profile int8 rows are added by a one-hot MATMUL (repeats
 summed, exact in int32, one RESCALE; common/scatter.py ``one_hot_accumulate_rows``); FP and integer
-data keep it on the CPU. The U55 has no SCATTER at all, and Vela 5.2.0 reads
+data keep it on the CPU. A bool mask (the only index, None elsewhere) with values that take one value
+at every True element (their size 1 in the mask's place: the number of True elements is known at run
+time only) is SELECT(mask, values, x). The U55 has no SCATTER at all, and Vela 5.2.0 reads
 none for the U85: there the rows are written by a one-hot MATMUL and a SELECT instead
 (common/scatter.py ``one_hot_scatter_rows``), for int8 data of up to 64 KiB. Run-time indices must be in [0, size) (PyTorch's negative
 ones count from the end: that holds for constant indices only).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
@@ -45,10 +48,55 @@ def _accumulates(node: Node) -> bool:
     return bool(node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False))
 
 
+def bool_mask(node: Node) -> tuple[int, Node] | None:
+    """(dim, mask) when the only index is one bool mask over x's dims from ``dim`` on (None elsewhere)."""
+    indices = index_tensors(node)
+    if len(indices) == 1 and dtype_of(indices[0][1]) == torch.bool:
+        return indices[0]
+    return None
+
+
+def _masked_values_shape(node: Node) -> tuple[int, ...] | None:
+    """The written values laid out over x's dims (the mask's dims of size 1), when they take the same value
+    at every masked position: PyTorch's values broadcast to [before..., count, after...] with ``count`` the
+    number of True elements, known only at run time, so their own size there must be 1. None otherwise."""
+    dim, mask = bool_mask(node)
+    values = node.args[2]
+    mask_rank, rank = len(shape_of(mask)), len(shape_of(node.args[0]))
+    written_rank = rank - mask_rank + 1
+    values_shape = shape_of(values)
+    if len(values_shape) > written_rank:
+        return None
+    padded = (1,) * (written_rank - len(values_shape)) + tuple(values_shape)
+    if padded[dim] != 1:
+        return None
+    laid_out = (*padded[:dim], *(1,) * mask_rank, *padded[dim + 1 :])
+    return laid_out if _broadcasts(laid_out, shape_of(node.args[0])) else None
+
+
+def _bool_mask_support(node: Node, spec: TosaSpecification) -> str | None:
+    """A bool mask writes one value at each True element: SELECT(mask, values, x), no SCATTER."""
+    x, _, values = node.args[:3]
+    if _accumulates(node):
+        return f"{describe(node)}: accumulate=True with a bool mask index is not lowered; it runs on the CPU"
+    if not isinstance(values, Node) or _masked_values_shape(node) is None:
+        return (
+            f"{describe(node)}: a bool mask writes as many rows as it has True elements (known at run time); only "
+            "values of one row for all of them (size 1 in the mask's place) are lowered, as a SELECT"
+        )
+    if is_integer_arithmetic(node):
+        data = integer_data_support(node, spec, [x, values, node])
+    else:
+        data = first_reason(profile_reason(node, spec, [x, values]), rank_reason(node, shape_of(x)))
+    return data
+
+
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, values = node.args[:3]
     if spec.has("u55"):
         return f"{describe(node)}: the U55 has no SCATTER; the write stays on the CPU"
+    if bool_mask(node) is not None:
+        return _bool_mask_support(node, spec)
     if _accumulates(node) and (spec.is_fp or is_integer_arithmetic(node)):
         return (
             f"{describe(node)}: accumulate=True adds into x, which TOSA SCATTER cannot; the INT profile adds "
@@ -126,12 +174,14 @@ def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, _, values = node.args[:3]
-    before, size, rows, after = rows_shape(node)
     base, written = ctx.value(x), ctx.value(values)
     if ctx.spec.is_int and not is_integer_arithmetic(node):
         output = ctx.output_qparams(node)
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         written = requantize(ctx.graph, written, name=f"{node.name}_values_rescaled", output=output)
+    if bool_mask(node) is not None:
+        return _lower_bool_mask(node, ctx, base, written)
+    before, size, rows, after = rows_shape(node)
     permutation, view_shape, _ = indexed_view(node)
     if permutation is not None:
         base = transpose(ctx.graph, base, permutation, name=f"{node.name}_indexed_first")
@@ -148,6 +198,20 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         return reshape(ctx.graph, result, shape_of(node), name=node.name)
     result = reshape(ctx.graph, result, view_shape, name=f"{node.name}_view")
     return transpose(ctx.graph, result, tuple(int(axis) for axis in np.argsort(permutation)), name=node.name)
+
+
+def _lower_bool_mask(node: Node, ctx: LoweringContext, base: TosaValue, written: TosaValue) -> TosaValue:
+    """SELECT(mask, values, x), the mask and the values laid out over x's dims (size 1 where they broadcast)."""
+    dim, mask = bool_mask(node)
+    rank = len(shape_of(node))
+    mask_shape = (*(1,) * dim, *shape_of(mask), *(1,) * (rank - dim - len(shape_of(mask))))
+    condition = reshape(ctx.graph, ctx.value(mask), mask_shape, name=f"{node.name}_mask")
+    written = reshape(ctx.graph, written, _masked_values_shape(node), name=f"{node.name}_values_laid_out")
+    output = ctx.graph.add_tensor(node.name, shape_of(node), base.dtype, base.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.SelectAttribute()
+    ctx.graph.add_op(ts.Op.SELECT, [condition, written, base], [output], attribute)
+    return output
 
 
 class _WriteRows(torch.nn.Module):
@@ -177,6 +241,16 @@ def write_rows_by_input(x: torch.Tensor, rows: torch.Tensor, values: torch.Tenso
 def write_apart_by_input(x: torch.Tensor, rows: torch.Tensor, depths: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """``x[rows, :, depths] = values``: indexed dims 0 and 2, not adjacent, so values are [written, x.shape[1]]."""
     return torch.ops.aten.index_put.default(x, [rows, None, depths], values)
+
+
+def write_where_masked(x: torch.Tensor, mask: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    """``x[:, mask] = value`` with a bool mask over dim 1 and one value for every masked element."""
+    return torch.ops.aten.index_put.default(x, [None, mask], value)
+
+
+def write_masked_rows(x: torch.Tensor, mask: torch.Tensor, row: torch.Tensor) -> torch.Tensor:
+    """``x[mask] = row``: the same [1, 3, 4] row written at each True element of a mask over dim 0."""
+    return torch.index_put(x, (mask,), row)
 
 
 def copy_columns_by_input(x: torch.Tensor, columns: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
@@ -230,6 +304,17 @@ TEST_CASES = {
     # One row of values written to both indexed rows of every batch: TILEd to the written rows first.
     "broadcast_values": OpTestCase(
         _WriteRows([0, 2]), (random_inputs(7, (2, 5, 4))[0], 2.0 * random_inputs(8, (4,))[0]), cpu_targets=_U55
+    ),
+    # Bool masks (model inputs): SELECT(mask, value, x); the U55 has no SELECT.
+    "bool_mask_scalar": OpTestCase(
+        FunctionModule(write_where_masked),
+        (random_inputs(15, (2, 3, 4))[0], torch.tensor([True, False, True]), torch.tensor(0.25)),
+        cpu_targets=_U55,
+    ),
+    "bool_mask_rows": OpTestCase(
+        FunctionModule(write_masked_rows),
+        (random_inputs(16, (3, 3, 4))[0], torch.tensor([False, True, True]), 1.5 * random_inputs(17, (1, 3, 4))[0]),
+        cpu_targets=_U55,
     ),
     "accumulate": OpTestCase(
         FunctionModule(accumulate_rows), random_inputs(4, (4, 3), (2, 3)), cpu_targets=("tosa_FP", "vgf_FP", "u55_INT")
