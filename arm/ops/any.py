@@ -24,6 +24,15 @@ def bool_in_bool_out(x: torch.Tensor) -> torch.Tensor:
     return (x > 0.5).any(1)
 
 
+def vector_any(x: torch.Tensor) -> torch.Tensor:
+    """A vector reduced to a 0-d bool (the peer's any_rank1_squeeze)."""
+    return (x > 1.0).any(0)
+
+
+def whole_any(x: torch.Tensor) -> torch.Tensor:
+    return (x > 1.5).any()
+
+
 # No bool reductions on the U55.
 _U55 = ("u55_INT",)
 
@@ -31,6 +40,9 @@ TEST_CASES = {
     "rows_between_compare_and_where": OpTestCase(FunctionModule(row_has_large), random_inputs(0, (4, 6), (4, 6)), cpu_targets=_U55),
     "spatial_dims": OpTestCase(FunctionModule(any_over_spatial), random_inputs(1, (1, 3, 4, 4), (1, 3, 4, 4)), cpu_targets=_U55),
     "bool_output": OpTestCase(FunctionModule(bool_in_bool_out), random_inputs(2, (2, 5, 3)), cpu_targets=("u55_INT",)),
+    # 0-d results: REDUCE_ANY, then a RESHAPE to [].
+    "vector_to_0d": OpTestCase(FunctionModule(vector_any), random_inputs(3, (7,)), cpu_targets=_U55),
+    "all_dims_to_0d": OpTestCase(FunctionModule(whole_any), random_inputs(4, (2, 3, 4)), cpu_targets=_U55),
 }
 
 OP = bool_reduction_op(

@@ -2,15 +2,17 @@
 -> TOSA SCATTER of v's rows into x viewed as [before, indexed, after]; quantized, x, v and the output
 share one int8 grid (SCATTER copies codes).
 
-Index tensors (broadcast against each other) are one flat row position each in the indexed dims,
-``sum(index_d * stride_d)``, folded at compile time for constants and int32 MUL and ADD at run time.
-Indexed dims that are not adjacent (``x[i, :, j]``) move to the front first by a TRANSPOSE, which is
-where PyTorch lays out their written values too.
+Index tensors (broadcast against each other) are one flat row position each in the indexed dims
+(common/flat_index.py, shared with index: constants folded, int32 MUL and ADD at run time; indexed
+dims that are not adjacent, ``x[i, :, j]``, move to the front by a TRANSPOSE, where PyTorch lays out
+their written values too).
 Repeated positions (two writes of one row) are legal in PyTorch, where the last write wins, but not
 in TOSA SCATTER: common/scatter.py sends every overwritten write to a spare row. accumulate=True adds
 into x, which SCATTER cannot: in the INT profile int8 rows are added by a one-hot MATMUL (repeats
 summed, exact in int32, one RESCALE; common/scatter.py ``one_hot_accumulate_rows``); FP and integer
-data keep it on the CPU. The U55 has no SCATTER at all, and Vela 5.2.0 reads
+data keep it on the CPU. A bool mask (the only index, None elsewhere) with values that take one value
+at every True element (their size 1 in the mask's place: the number of True elements is known at run
+time only) is SELECT(mask, values, x). The U55 has no SCATTER at all, and Vela 5.2.0 reads
 none for the U85: there the rows are written by a one-hot MATMUL and a SELECT instead
 (common/scatter.py ``one_hot_scatter_rows``), for int8 data of up to 64 KiB. Run-time indices must be in [0, size) (PyTorch's negative
 ones count from the end: that holds for constant indices only).
@@ -18,16 +20,15 @@ ones count from the end: that holds for constant indices only).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
+import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
 from arm.ops.common.arm_op import ArmOp
-from arm.ops.common.fixed_point import Int32Emitter
+from arm.ops.common.flat_index import flat_positions, index_tensors, indexed_shape, indexed_view, rows_shape
 from arm.ops.common.integer_arithmetic import integer_data_support, is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.gather import MAX_ONE_HOT_BYTES, MAX_ONE_HOT_TABLE_BYTES, element_type
@@ -47,56 +48,61 @@ def _accumulates(node: Node) -> bool:
     return bool(node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False))
 
 
-def _index_tensors(node: Node) -> list[tuple[int, Node]]:
-    return [(dim, index) for dim, index in enumerate(node.args[1]) if index is not None]
+def bool_mask(node: Node) -> tuple[int, Node] | None:
+    """(dim, mask) when the only index is one bool mask over x's dims from ``dim`` on (None elsewhere)."""
+    indices = index_tensors(node)
+    if len(indices) == 1 and dtype_of(indices[0][1]) == torch.bool:
+        return indices[0]
+    return None
 
 
-def _view(node: Node) -> tuple[tuple[int, ...] | None, tuple[int, ...], int]:
-    """(permutation, shape, first indexed dim) of the x that SCATTER writes. Adjacent indexed dims
-    (``x[:, i, j]``) keep x as it is; others move to the front (no permutation when already there),
-    which is also where PyTorch puts their broadcast shape in the written values (``x[i, :, j]``)."""
-    shape = shape_of(node.args[0])
-    dims = [dim for dim, _ in _index_tensors(node)]
-    if dims == list(range(dims[0], dims[0] + len(dims))):
-        return None, shape, dims[0]
-    permutation = (*dims, *(dim for dim in range(len(shape)) if dim not in dims))
-    return permutation, tuple(shape[dim] for dim in permutation), 0
+def _masked_values_shape(node: Node) -> tuple[int, ...] | None:
+    """The written values laid out over x's dims (the mask's dims of size 1), when they take the same value
+    at every masked position: PyTorch's values broadcast to [before..., count, after...] with ``count`` the
+    number of True elements, known only at run time, so their own size there must be 1. None otherwise."""
+    dim, mask = bool_mask(node)
+    values = node.args[2]
+    mask_rank, rank = len(shape_of(mask)), len(shape_of(node.args[0]))
+    written_rank = rank - mask_rank + 1
+    values_shape = shape_of(values)
+    if len(values_shape) > written_rank:
+        return None
+    padded = (1,) * (written_rank - len(values_shape)) + tuple(values_shape)
+    if padded[dim] != 1:
+        return None
+    laid_out = (*padded[:dim], *(1,) * mask_rank, *padded[dim + 1 :])
+    return laid_out if _broadcasts(laid_out, shape_of(node.args[0])) else None
 
 
-def _index_shape(node: Node) -> tuple[int, ...]:
-    """The shape the index tensors broadcast to: one written row per element."""
-    return tuple(torch.broadcast_shapes(*(shape_of(index) for _, index in _index_tensors(node))))
-
-
-def _written_shape(node: Node) -> tuple[int, ...]:
-    """The shape of what the write puts into x: the view's indexed dims replaced by the indices' shape."""
-    _, shape, first = _view(node)
-    count = len(_index_tensors(node))
-    return (*shape[:first], *_index_shape(node), *shape[first + count :])
-
-
-def _rows_shape(node: Node) -> tuple[int, int, int, int]:
-    """(before, indexed rows, written rows, after) of the [before, indexed, after] view SCATTER writes."""
-    _, shape, first = _view(node)
-    count = len(_index_tensors(node))
-    return (
-        math.prod(shape[:first]),
-        math.prod(shape[first : first + count]),
-        math.prod(_index_shape(node)),
-        math.prod(shape[first + count :]),
-    )
+def _bool_mask_support(node: Node, spec: TosaSpecification) -> str | None:
+    """A bool mask writes one value at each True element: SELECT(mask, values, x), no SCATTER."""
+    x, _, values = node.args[:3]
+    if _accumulates(node):
+        return f"{describe(node)}: accumulate=True with a bool mask index is not lowered; it runs on the CPU"
+    if not isinstance(values, Node) or _masked_values_shape(node) is None:
+        return (
+            f"{describe(node)}: a bool mask writes as many rows as it has True elements (known at run time); only "
+            "values of one row for all of them (size 1 in the mask's place) are lowered, as a SELECT"
+        )
+    if is_integer_arithmetic(node):
+        data = integer_data_support(node, spec, [x, values, node])
+    else:
+        data = first_reason(profile_reason(node, spec, [x, values]), rank_reason(node, shape_of(x)))
+    return data
 
 
 def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, values = node.args[:3]
     if spec.has("u55"):
         return f"{describe(node)}: the U55 has no SCATTER; the write stays on the CPU"
+    if bool_mask(node) is not None:
+        return _bool_mask_support(node, spec)
     if _accumulates(node) and (spec.is_fp or is_integer_arithmetic(node)):
         return (
             f"{describe(node)}: accumulate=True adds into x, which TOSA SCATTER cannot; the INT profile adds "
             "quantized int8 rows by a one-hot MATMUL, so this one runs on the CPU"
         )
-    indices = _index_tensors(node)
+    indices = index_tensors(node)
     for _, index in indices:
         if dtype_of(index) != torch.int32:
             return (
@@ -107,7 +113,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
         return f"{describe(node)}: no index tensor (every index is None); write the values with copy_ instead"
     if not isinstance(values, Node):
         return f"{describe(node)}: the written values must be a tensor"
-    expected = _written_shape(node)
+    expected = indexed_shape(node)
     if not _broadcasts(shape_of(values), expected):
         return (
             f"{describe(node)}: values {values.name} of shape {shape_of(values)} do not broadcast to the written "
@@ -125,7 +131,7 @@ def _one_hot_reason(node: Node) -> str | None:
     """The one-hot write (module doc; the U85's, and accumulate=True's): int8, within common/gather.py's
     one-hot bounds."""
     x = node.args[0]
-    before, size, rows, after = _rows_shape(node)
+    before, size, rows, after = rows_shape(node)
     no_scatter = (
         f"{describe(node)}: accumulate=True adds by a one-hot MATMUL, which"
         if _accumulates(node)
@@ -168,56 +174,44 @@ def annotate_index_put(node: Node, config: QuantizationConfig) -> None:
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, _, values = node.args[:3]
-    before, size, rows, after = _rows_shape(node)
     base, written = ctx.value(x), ctx.value(values)
     if ctx.spec.is_int and not is_integer_arithmetic(node):
         output = ctx.output_qparams(node)
         base = requantize(ctx.graph, base, name=f"{node.name}_base_rescaled", output=output)
         written = requantize(ctx.graph, written, name=f"{node.name}_values_rescaled", output=output)
-    permutation, view_shape, _ = _view(node)
+    if bool_mask(node) is not None:
+        return _lower_bool_mask(node, ctx, base, written)
+    before, size, rows, after = rows_shape(node)
+    permutation, view_shape, _ = indexed_view(node)
     if permutation is not None:
         base = transpose(ctx.graph, base, permutation, name=f"{node.name}_indexed_first")
     base = reshape(ctx.graph, base, (before, size, after), name=f"{node.name}_base")
-    if written.shape != _written_shape(node):  # values that broadcast (a row written to every row)
-        written = broadcast_value(ctx, written, _written_shape(node), name=f"{node.name}_values_broadcast")
+    if written.shape != indexed_shape(node):  # values that broadcast (a row written to every row)
+        written = broadcast_value(ctx, written, indexed_shape(node), name=f"{node.name}_values_broadcast")
     written = reshape(ctx.graph, written, (before, rows, after), name=f"{node.name}_rows")
     if _accumulates(node):
         write = one_hot_accumulate_rows
     else:
         write = one_hot_scatter_rows if ctx.spec.is_int and ctx.spec.has("u85") else scatter_rows
-    result = write(ctx.graph, base, _positions(node, ctx), written, name=node.name)
+    result = write(ctx.graph, base, flat_positions(node, ctx), written, name=node.name)
     if permutation is None:
         return reshape(ctx.graph, result, shape_of(node), name=node.name)
     result = reshape(ctx.graph, result, view_shape, name=f"{node.name}_view")
     return transpose(ctx.graph, result, tuple(int(axis) for axis in np.argsort(permutation)), name=node.name)
 
 
-def _positions(node: Node, ctx: LoweringContext) -> np.ndarray | TosaValue:
-    """Each written row's flat position in the indexed dims: numbers for constant indices (negative
-    ones counted from the end), else a [1, W] int32 tensor."""
-    _, shape, first = _view(node)
-    indices = _index_tensors(node)
-    sizes = list(shape[first : first + len(indices)])
-    strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
-    index_shape = _index_shape(node)
-    if all(ctx.is_constant(index) for _, index in indices):
-        flat = sum(
-            np.broadcast_to(ctx.constant(index).numpy().astype(np.int64) % size, index_shape) * stride
-            for (_, index), size, stride in zip(indices, sizes, strides)
-        )
-        return np.asarray(flat).reshape(-1)
-    rank = len(index_shape)
-    emitter = Int32Emitter(ctx.graph, f"{node.name}_position", rank)
-    total = None
-    for (dim, index), size, stride in zip(indices, sizes, strides):
-        value = ctx.value(index, rank=rank)
-        if stride != 1:
-            value = emitter.mul(value, emitter.constant(stride, f"stride_{dim}"), f"dim_{dim}", shift=0)
-        total = value if total is None else emitter.add(total, value, f"through_{dim}")
-    if total.shape != index_shape:  # every index tensor smaller than their broadcast shape
-        zeros = ctx.graph.add_const(f"{node.name}_position_zeros", np.zeros(index_shape, dtype=np.int32))
-        total = emitter.add(total, zeros, "broadcast")
-    return reshape(ctx.graph, total, (1, math.prod(index_shape)), name=f"{node.name}_positions")
+def _lower_bool_mask(node: Node, ctx: LoweringContext, base: TosaValue, written: TosaValue) -> TosaValue:
+    """SELECT(mask, values, x), the mask and the values laid out over x's dims (size 1 where they broadcast)."""
+    dim, mask = bool_mask(node)
+    rank = len(shape_of(node))
+    mask_shape = (*(1,) * dim, *shape_of(mask), *(1,) * (rank - dim - len(shape_of(mask))))
+    condition = reshape(ctx.graph, ctx.value(mask), mask_shape, name=f"{node.name}_mask")
+    written = reshape(ctx.graph, written, _masked_values_shape(node), name=f"{node.name}_values_laid_out")
+    output = ctx.graph.add_tensor(node.name, shape_of(node), base.dtype, base.qparams)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.SelectAttribute()
+    ctx.graph.add_op(ts.Op.SELECT, [condition, written, base], [output], attribute)
+    return output
 
 
 class _WriteRows(torch.nn.Module):
@@ -247,6 +241,16 @@ def write_rows_by_input(x: torch.Tensor, rows: torch.Tensor, values: torch.Tenso
 def write_apart_by_input(x: torch.Tensor, rows: torch.Tensor, depths: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """``x[rows, :, depths] = values``: indexed dims 0 and 2, not adjacent, so values are [written, x.shape[1]]."""
     return torch.ops.aten.index_put.default(x, [rows, None, depths], values)
+
+
+def write_where_masked(x: torch.Tensor, mask: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    """``x[:, mask] = value`` with a bool mask over dim 1 and one value for every masked element."""
+    return torch.ops.aten.index_put.default(x, [None, mask], value)
+
+
+def write_masked_rows(x: torch.Tensor, mask: torch.Tensor, row: torch.Tensor) -> torch.Tensor:
+    """``x[mask] = row``: the same [1, 3, 4] row written at each True element of a mask over dim 0."""
+    return torch.index_put(x, (mask,), row)
 
 
 def copy_columns_by_input(x: torch.Tensor, columns: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
@@ -300,6 +304,17 @@ TEST_CASES = {
     # One row of values written to both indexed rows of every batch: TILEd to the written rows first.
     "broadcast_values": OpTestCase(
         _WriteRows([0, 2]), (random_inputs(7, (2, 5, 4))[0], 2.0 * random_inputs(8, (4,))[0]), cpu_targets=_U55
+    ),
+    # Bool masks (model inputs): SELECT(mask, value, x); the U55 has no SELECT.
+    "bool_mask_scalar": OpTestCase(
+        FunctionModule(write_where_masked),
+        (random_inputs(15, (2, 3, 4))[0], torch.tensor([True, False, True]), torch.tensor(0.25)),
+        cpu_targets=_U55,
+    ),
+    "bool_mask_rows": OpTestCase(
+        FunctionModule(write_masked_rows),
+        (random_inputs(16, (3, 3, 4))[0], torch.tensor([False, True, True]), 1.5 * random_inputs(17, (1, 3, 4))[0]),
+        cpu_targets=_U55,
     ),
     "accumulate": OpTestCase(
         FunctionModule(accumulate_rows), random_inputs(4, (4, 3), (2, 3)), cpu_targets=("tosa_FP", "vgf_FP", "u55_INT")

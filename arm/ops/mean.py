@@ -1,4 +1,4 @@
-"""aten.mean.dim -> AVG_POOL2D over H and W of an NCHW tensor (what the NPU runs best), else REDUCE_SUM
+"""aten.mean.dim (and aten.mean.default, ``x.mean()``: every dim, a 0-d result) -> AVG_POOL2D over H and W of an NCHW tensor (what the NPU runs best), else REDUCE_SUM
 and a scale by 1/count; quantized, the output keeps the input's grid.
 
 On that shared grid an average of an even count of int8 values lands on a half step about once in
@@ -88,6 +88,11 @@ def over_tokens(x: torch.Tensor) -> torch.Tensor:
     return x.mean(1)
 
 
+def whole_tensor(x: torch.Tensor) -> torch.Tensor:
+    """aten.mean.default, which to_edge keeps as it is: the mean of every element, 0-d."""
+    return x.mean()
+
+
 TEST_CASES = {
     "spatial": OpTestCase(FunctionModule(global_average), random_inputs(0, (1, 16, 7, 7))),
     "spatial_keepdim": OpTestCase(FunctionModule(global_average_keepdim), random_inputs(1, (1, 8, 5, 6))),
@@ -96,6 +101,7 @@ TEST_CASES = {
     "channels": OpTestCase(FunctionModule(over_channels), random_inputs(4, (1, 8, 5, 5))),
     "last_dim": OpTestCase(FunctionModule(last_dim), random_inputs(5, (3, 4, 10))),
     "two_leading": OpTestCase(FunctionModule(two_leading), random_inputs(6, (2, 3, 12))),
+    "whole_tensor": OpTestCase(FunctionModule(whole_tensor), random_inputs(9, (1, 3, 4, 5))),
     # Means on half steps of their grid (see tie_inputs.py), which the quantized model rounds to even:
     # mha_sequence's mean over 40 tokens (zero point 0), and a global spatial mean (zero point -1, the
     # other parity). No output may be a step off.
@@ -120,8 +126,8 @@ TEST_CASES |= half_precision_cases(OpTestCase(FunctionModule(over_channels), ran
 
 OP = ArmOp(
     name="mean",
-    edge_targets=(exir_ops.edge.aten.mean.dim,),
-    aten_targets=(torch.ops.aten.mean.dim,),
+    edge_targets=(exir_ops.edge.aten.mean.dim, exir_ops.edge.aten.mean.default),
+    aten_targets=(torch.ops.aten.mean.dim, torch.ops.aten.mean.default),
     support=reduction_support,
     annotate=annotate_mean,
     lower=lower,

@@ -35,8 +35,6 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, weight, bias, stride, _, dilation, _, _, groups = node.args
     if len(shape_of(x)) != 4:
         return f"{describe(node)}: only 2-D transposed convolution (rank-4 input) is lowered"
-    if groups != 1:
-        return f"{describe(node)}: grouped transposed convolution (groups={groups}) is not lowered"
     if tuple(dilation) != (1, 1):
         return f"{describe(node)}: dilated transposed convolution is not lowered (TOSA has no dilation for it)"
     return first_reason(
@@ -68,9 +66,9 @@ def annotate_transpose_conv2d(node: Node, config: QuantizationConfig) -> None:
     x, weight = node.args[:2]
     groups = node.args[6] if len(node.args) > 6 else 1  # aten.conv_transpose2d.input's groups
     if groups != 1:
-        # Grouped: dim 1 holds out/groups channels while the bias has all of them, so per-channel
-        # scales cannot line up; the support rule keeps it on the CPU, where it runs float.
-        return
+        # Grouped: dim 1 holds out/groups channels while the bias has all of them, so per-channel scales
+        # along it cannot line up with the bias; one scale for the whole weight tensor does.
+        config = config.with_per_tensor_weights()
     bias = node.args[2] if len(node.args) > 2 else None
     weight_spec = dataclasses.replace(config.weight, ch_axis=1) if config.is_per_channel else config.weight
     inputs = {x: config.activation, weight: weight_spec}
@@ -80,7 +78,7 @@ def annotate_transpose_conv2d(node: Node, config: QuantizationConfig) -> None:
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-    x, weight, bias, stride, padding, _, _, output_padding, _ = node.args
+    x, weight, bias, stride, padding, _, _, output_padding, groups = node.args
     batch, out_channels, out_h, out_w = shape_of(node)
     geometry = ConvGeometry(
         stride=(stride[0], stride[1]),
@@ -92,22 +90,43 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         node,
         name=f"{node.name}_nhwc",
         input_nhwc=to_nhwc(ctx.graph, ctx.value(x)),
-        weights=_output_major_weights(ctx, weight, bias),
+        weights=_output_major_weights(ctx, weight, bias, groups),
         geometry=geometry,
         output_shape_nhwc=(batch, out_h, out_w, out_channels),
     )
     return to_nchw(ctx.graph, output, name=node.name)
 
 
-def _output_major_weights(ctx: LoweringContext, weight: Node, bias: Node | None) -> ConvWeights:
-    """[in, out, kh, kw] PyTorch weights as the [out, in, kh, kw] the shared emitter lays out."""
+def _output_major_weights(ctx: LoweringContext, weight: Node, bias: Node | None, groups: int) -> ConvWeights:
+    """[in, out / groups, kh, kw] PyTorch weights as the [out, in, kh, kw] the shared emitter lays out."""
     real_bias = None if bias is None else ctx.real_constant(bias)
     if ctx.spec.is_fp:
-        return ConvWeights(np.ascontiguousarray(ctx.real_constant(weight).swapaxes(0, 1)), real_bias, None)
+        dense = _block_diagonal(ctx.real_constant(weight), groups)
+        return ConvWeights(np.ascontiguousarray(dense.swapaxes(0, 1)), real_bias, None)
     values, qparams = ctx.quantized_constant(weight)
-    output_major = np.ascontiguousarray(values.swapaxes(0, 1))
-    scales = np.broadcast_to(np.array(qparams.scales, np.float64), (output_major.shape[0],))
+    if groups != 1 and qparams.zero_point != 0:
+        raise ValueError(f"{weight.name}: grouped weights need a zero point of 0 (symmetric), got {qparams.zero_point}")
+    output_major = np.ascontiguousarray(_block_diagonal(values, groups).swapaxes(0, 1))
+    scales = np.array(qparams.scales, np.float64)
+    if scales.size != 1:  # per channel along dim 1: the same out / groups scales in every group
+        scales = np.tile(scales, output_major.shape[0] // scales.size)
+    scales = np.broadcast_to(scales, (output_major.shape[0],))
     return ConvWeights(output_major, real_bias, scales)
+
+
+def _block_diagonal(weights: np.ndarray, groups: int) -> np.ndarray:
+    """Grouped [in, out / groups, kh, kw] weights as one dense [in, out, kh, kw] tensor: group g's inputs feed
+    its own outputs only, zeros elsewhere (TOSA's TRANSPOSE_CONV2D has no groups; the NPU multiplies the zeros
+    too, groups times the grouped work)."""
+    if groups == 1:
+        return weights
+    inputs, per_group, *kernel = weights.shape
+    dense = np.zeros((inputs, per_group * groups, *kernel), dtype=weights.dtype)
+    step = inputs // groups
+    for group in range(groups):
+        rows = slice(group * step, (group + 1) * step)
+        dense[rows, group * per_group : (group + 1) * per_group] = weights[rows]
+    return dense
 
 
 class _ConvTranspose(torch.nn.Module):
@@ -129,6 +148,13 @@ TEST_CASES = {
     ),
     "stride1_k3_bias_free": OpTestCase(
         seeded(3, _ConvTranspose, 8, 8, 3, padding=1, bias=False), random_inputs(3, (1, 8, 7, 7))
+    ),
+    # groups=2 (the peer's grouped case): block-diagonal dense weights; INT weights per tensor.
+    "grouped": OpTestCase(
+        seeded(5, _ConvTranspose, 4, 6, 3, padding=1, groups=2), random_inputs(5, (1, 4, 5, 5))
+    ),
+    "grouped_stride2": OpTestCase(
+        seeded(6, _ConvTranspose, 6, 9, 4, stride=2, padding=1, groups=3), random_inputs(6, (1, 6, 4, 4))
     ),
     "stride3": OpTestCase(
         seeded(4, _ConvTranspose, 4, 4, 3, stride=3), random_inputs(4, (1, 4, 4, 4)), cpu_targets=("u55_INT",)

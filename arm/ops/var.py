@@ -64,18 +64,9 @@ def var_call(node: Node) -> VarCall:
     return VarCall(x, normalized, correction, bool(keepdim))
 
 
-def _scalar_result(call: VarCall) -> bool:
-    """The variance of every element without keepdim: a 0-d tensor."""
-    return not call.keepdim and len(call.dims) == len(shape(call.x))
-
-
 def support(node: Node, spec: TosaSpecification) -> str | None:
     call = var_call(node)
     return first_reason(
-        f"{describe(node)}: a 0-d quantized result is not lowered (an int8 0-d delegate output fails "
-        "ExecuTorch's set_inputs in the replay's whole-program run); pass keepdim=True"
-        if spec.is_int and _scalar_result(call)
-        else None,
         f"{describe(node)}: {spec} lowers var after EthosUQuantizer has split it into mean, sub and mul; "
         "quantize the model with the Arm quantizer"
         if spec.is_int
@@ -92,7 +83,7 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 
 def decompose(node: Node) -> None:
     call = var_call(node)
-    if not shape(call.x) or call.count <= call.correction or _scalar_result(call):
+    if not shape(call.x) or call.count <= call.correction:
         return  # the support rule keeps it on the CPU, with its reason
     build = AtenBuilder(node)
     mean = build.call(aten.mean.dim, call.x, list(call.dims), True)
@@ -162,9 +153,9 @@ TEST_CASES = {
     "last_two_half_correction": OpTestCase(
         FunctionModule(last_two_half_correction), random_inputs(2, (1, 3, 4, 6)), targets=("tosa_FP", "tosa_INT")
     ),
-    # A 0-d result: FP lowers it; INT keeps it on the CPU (see support).
+    # A 0-d result: the INT split's last mean reduces every dim without keepdim (a RESHAPE to []).
     "everything_scalar": OpTestCase(
-        FunctionModule(everything), random_inputs(5, (2, 3, 4)), targets=("tosa_FP", "tosa_INT"), cpu_targets=("tosa_INT",)
+        FunctionModule(everything), random_inputs(5, (2, 3, 4)), targets=("tosa_FP", "tosa_INT", "u55_INT", "u85_INT")
     ),
     # correction = N: no degrees of freedom left, PyTorch divides by zero; stays on the CPU everywhere.
     "no_degrees_of_freedom": OpTestCase(

@@ -70,6 +70,14 @@ class QuantizationConfig:
             ch_axis=0 if self.is_per_channel else None,
         )
 
+    def with_per_tensor_weights(self) -> QuantizationConfig:
+        """The same config with one weight scale per tensor, at the same weight width (for weights whose
+        output channels no single axis holds, as a grouped transposed convolution's)."""
+        if not self.is_per_channel:
+            return self
+        bits = (self.weight.quant_max + 1).bit_length()
+        return dataclasses.replace(self, weight=_int8_weight_spec(False, bits=bits))
+
     def probability_output(self) -> FixedQParamsQuantizationSpec:
         """A fixed grid for outputs in [0, 1) (softmax): the activation type's whole range, step 1/range.
 

@@ -45,11 +45,6 @@ def _support(node: Node, spec: TosaSpecification) -> str | None:
         None if dtype_of(x) == torch.bool else (
             f"{describe(node)}: input {x.name} is {dtype_of(x)}; only bool tensors are reduced (compare first, e.g. x != 0)"
         ),
-        # A 0-d bool result is a RESHAPE to [] (rank-0 tensors run on the reference model); no Vela stream
-        # with a 0-d bool output has been checked, so the U85 keeps asking for keepdim.
-        None if shape_of(node) or not spec.has("u85") else (
-            f"{describe(node)}: a 0-d result is not lowered for the Ethos-U85; reduce with keepdim=True"
-        ),
         rank_reason(node, shape_of(x)),
     )
 

@@ -83,17 +83,25 @@ def indices_reason(
 
 def index_value(ctx: LoweringContext, indices: Node, rows: int, *, name: str) -> TosaValue:
     """The indices as the [rows, W] tensor GATHER takes; constants are repeated per row at compile time."""
-    count = math.prod(shape_of(indices))
     if ctx.is_constant(indices):
-        data = ctx.constant(indices).numpy().astype(np.int32).reshape(1, count)
-        return ctx.graph.add_const(name, np.ascontiguousarray(np.repeat(data, rows, axis=0)))
+        return positions_per_row(ctx.graph, ctx.constant(indices).numpy().reshape(-1), rows, name=name)
+    count = math.prod(shape_of(indices))
     row = reshape(ctx.graph, ctx.value(indices), (1, count), name=name if rows == 1 else f"{name}_row")
+    return positions_per_row(ctx.graph, row, rows, name=name)
+
+
+def positions_per_row(graph: TosaGraph, positions: np.ndarray | TosaValue, rows: int, *, name: str) -> TosaValue:
+    """W positions (numbers, or a [1, W] int32 tensor) as GATHER's [rows, W] indices, the same for every row:
+    repeated at compile time, or TILEd."""
+    if isinstance(positions, np.ndarray):
+        data = positions.astype(np.int32).reshape(1, -1)
+        return graph.add_const(name, np.ascontiguousarray(np.repeat(data, rows, axis=0)))
     if rows == 1:
-        return row
-    output = ctx.graph.add_tensor(name, (rows, count), row.dtype)
+        return positions
+    output = graph.add_tensor(name, (rows, positions.shape[1]), positions.dtype)
     attribute = ts.TosaSerializerAttribute()
     attribute.TileAttribute()
-    ctx.graph.add_op(ts.Op.TILE, [row, ctx.graph.add_shape_const(f"{name}_multiples", (rows, 1))], [output], attribute)
+    graph.add_op(ts.Op.TILE, [positions, graph.add_shape_const(f"{name}_multiples", (rows, 1))], [output], attribute)
     return output
 
 
