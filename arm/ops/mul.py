@@ -72,6 +72,13 @@ def scaled_first_of_rank5(qkv: torch.Tensor) -> torch.Tensor:
     return qkv[0] * 0.25
 
 
+def scaled_scores(query: torch.Tensor, key: torch.Tensor) -> torch.Tensor:
+    """Eager attention's ``matmul(q, k^T) * scaling`` (transformers' BERT): the product's int8 grid, then the
+    constant scalar's. One RESCALE of the int8 scores instead of RESCALE, MUL, RESCALE is exact but dearer on
+    the U55 (Vela 5.2.0: 1,520 cycles a 4x16x16 block as a RESCALE of its own, 768 as the fused MUL)."""
+    return torch.matmul(query, key.transpose(-2, -1)) * 0.125
+
+
 TEST_CASES = {
     "tensor": OpTestCase(FunctionModule(multiply), random_inputs(0, (1, 8, 16, 16), (1, 8, 16, 16))),
     "broadcast": OpTestCase(FunctionModule(multiply), random_inputs(1, (1, 8, 16, 16), (1, 8, 1, 1))),
@@ -81,6 +88,7 @@ TEST_CASES = {
     # A 0-d product (a 0-d sum times a lifted scalar): it once fell back because TosaGraph.add_const
     # gave every 0-d constant shape [1] (arm/flow_robustness_test kept it as a fallback case then).
     "zero_d": OpTestCase(FunctionModule(zero_d_sum_doubled), (torch.tensor(0.75),), targets=("tosa_FP", "tosa_INT")),
+    "scaled_scores": OpTestCase(FunctionModule(scaled_scores), random_inputs(7, (1, 4, 16, 16), (1, 4, 16, 16))),
     "square": OpTestCase(FunctionModule(square), random_inputs(4, (2, 50))),
     # int32 data, not quantized: one int32 MUL (in both TOSA 1.0 profiles).
     "int32_broadcast": OpTestCase(

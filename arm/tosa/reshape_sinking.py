@@ -8,6 +8,13 @@ op computes each output element from the input elements at the same flat index, 
 before the reshape instead of after it: ``X -R-> Y -op-> Z`` becomes ``X -op-> Z' -R-> Z``. Sunk
 reshapes then meet: ``R2(R1(X))`` reads X directly, and is X itself when R2 restores X's shape.
 Graph inputs and outputs keep their names and shapes.
+
+A reshape that stays (one of its readers is not elementwise: a convolution, a reduction) is not sunk;
+the elementwise readers of its source move above it instead, ``X -R-> Y`` with ``X -op-> Z`` becoming
+``Y -op-> Z' -R-> Z``, so that the reshape is X's only reader and Vela aliases it instead of copying X.
+A transformer writes this at every layer norm (its output reshaped for the linears and rescaled for the
+residual add) and before every softmax (the scores reshaped to rows for the row maximum and rescaled
+for the exponent): a 1,520-cycle memory copy each on BERT's U55-128 (session 11).
 """
 
 from __future__ import annotations
@@ -28,7 +35,11 @@ def fold_reshapes(graph: TosaGraph) -> None:
     while changed:
         changed = False
         for operator in list(graph.operators):
-            changed |= _sink_reshape(graph, operator) or _fold_reshape_of_reshape(graph, operator)
+            changed |= (
+                _sink_reshape(graph, operator)
+                or _fold_reshape_of_reshape(graph, operator)
+                or _read_after_staying_reshape(graph, operator)
+            )
         remove_dead_operators(graph)
 
 
@@ -68,6 +79,8 @@ def _sink_reshape(graph: TosaGraph, operator: TosaOperator) -> bool:
     if len(source_shapes) != 1:
         return False  # no reshape to sink, or reshapes from differently shaped sources
     (source_shape,) = source_shapes
+    if any(_stays(graph, producer) for producer in reshapes.values() if _is_reshape(producer)):
+        return False  # its source would gain a reader besides the reshape: a copy (_read_after_staying_reshape)
     # Both ranks >= 2 keeps parameters (rank-1 multipliers, shifts) apart from data at either rank.
     if len(source_shape) < 2 or len(output.shape) < 2:
         return False
@@ -86,6 +99,42 @@ def _sink_reshape(graph: TosaGraph, operator: TosaOperator) -> bool:
             scalar = graph.const_data(name).reshape((1,) * len(source_shape))
             operator.inputs[index] = graph.add_const(f"{name}_rank{len(source_shape)}", scalar).name
     _reshape_output(graph, operator, source_shape)
+    return True
+
+
+def _stays(graph: TosaGraph, reshape: TosaOperator) -> bool:
+    """Whether ``reshape`` has a reader no reshape can sink below, so it stays whatever the sinking does."""
+    return any(_data_inputs(graph, reader) is None for reader in graph.consumers(reshape.outputs[0]))
+
+
+def _read_after_staying_reshape(graph: TosaGraph, reshape: TosaOperator) -> bool:
+    """The elementwise unary readers of a staying reshape's source read the reshape's output instead.
+
+    Only when every other reader of the source can move (otherwise the source keeps two readers and
+    Vela copies it all the same) and the source is neither a graph input nor output (Vela copies a
+    reshape of those in any case).
+    """
+    if not _is_reshape(reshape) or not _stays(graph, reshape):
+        return False
+    source, reshaped = reshape.inputs[0], reshape.outputs[0]
+    producer = graph.producer(source)
+    if producer is None or source in graph.outputs or reshaped in graph.outputs:
+        return False
+    shape = graph.tensors[reshaped].shape
+    readers = [reader for reader in graph.consumers(source) if reader is not reshape]
+    if not readers or len(shape) < 2 or len(graph.tensors[source].shape) < 2:
+        return False
+    if not all(reader.elementwise_unary and len(reader.outputs) == 1 and reader.inputs[0] == source for reader in readers):
+        return False
+    if any(name == source for reader in readers for name in reader.inputs[1:]):
+        return False
+    # The reshape runs right after the source's producer, so that it precedes each reader it now feeds.
+    graph.operators.remove(reshape)
+    position = next(index for index, candidate in enumerate(graph.operators) if candidate is producer)
+    graph.operators.insert(position + 1, reshape)
+    for reader in readers:
+        reader.inputs[0] = reshaped
+        _reshape_output(graph, reader, shape)
     return True
 
 

@@ -92,3 +92,42 @@ def test_graph_outputs_keep_their_names_and_shapes() -> None:
     relu_out, y_out = run_on_reference_model(graph, data)
     np.testing.assert_array_equal(relu_out, np.clip(data, 0, 1))
     np.testing.assert_array_equal(y_out, np.clip(data, 0, 1))
+
+
+def _normalized_tokens_read_by_a_projection_and_a_residual(*, residual_reads_twice: bool) -> TosaGraph:
+    """A layer norm's output X [4, 8]: viewed as [1, 1, 4, 8] by a projection (a pool here) and clamped
+    for the residual add (a RESCALE in the flow); with ``residual_reads_twice`` the add reads X itself too."""
+    graph = TosaGraph()
+    x = graph.add_input("x", (4, 8), np.float32)
+    normalized = _clamp(graph, x, "normalized")
+    graph.mark_output(_pool(graph, reshape(graph, normalized, (1, 1, 4, 8), name="rows"), "projected"))
+    residual = _clamp(graph, normalized, "residual")
+    graph.mark_output(_add(graph, residual, normalized if residual_reads_twice else x, "y"))
+    return graph
+
+
+def test_elementwise_readers_move_after_a_staying_reshape_so_it_is_the_sources_only_reader() -> None:
+    graph = _normalized_tokens_read_by_a_projection_and_a_residual(residual_reads_twice=False)
+    data = np.random.default_rng(3).standard_normal((4, 8)).astype(np.float32) * 2
+    expected = run_on_reference_model(graph, data)
+
+    fold_reshapes(graph)
+
+    # Vela copies a reshaped tensor that has another reader; now the reshape is "normalized"'s only one.
+    assert [operator.op for operator in graph.consumers("normalized")] == [ts.Op.RESHAPE]
+    assert [operator.op for operator in graph.consumers("rows")] == [ts.Op.MAX_POOL2D, ts.Op.CLAMP]
+    assert graph.outputs == ["projected", "y"]
+    assert graph.tensors["residual"].shape == (4, 8)
+    for actual, wanted in zip(run_on_reference_model(graph, data), expected, strict=True):
+        np.testing.assert_array_equal(actual, wanted)
+
+
+def test_nothing_moves_when_the_source_keeps_a_reader_that_cannot() -> None:
+    # The add reads the normalized tokens directly: moving the clamp would leave two readers all the same.
+    graph = _normalized_tokens_read_by_a_projection_and_a_residual(residual_reads_twice=True)
+    before = operator_names(graph)
+
+    fold_reshapes(graph)
+
+    assert operator_names(graph) == before
+    assert graph.consumers("residual")[0].op == ts.Op.ADD
