@@ -38,7 +38,7 @@ from arm.quantizer.quantization_config import QuantizationConfig, get_symmetric_
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import is_dequantize
-from arm.tosa.rescale import add_sub_left_shift, to_int32
+from arm.tosa.rescale import add_sub_common_scale, to_int32
 from arm.tosa.specification import TosaSpecification
 
 _BOOL = np.dtype(np.bool_)
@@ -166,9 +166,7 @@ def _on_common_int32_grid(node: Node, ctx: LoweringContext, rank: int) -> tuple[
     """Both operands on one int32 grid that represents each exactly enough to keep their order (int16
     ones with add's int16 headroom)."""
     lhs, rhs = (ctx.quantized_value(arg, rank=rank) for arg in node.args[:2])
-    widest = np.int16 if np.int16 in (lhs.dtype, rhs.dtype) else np.int8
-    fraction_bits = add_sub_left_shift(widest, for_u55=ctx.spec.has("u55"))
-    common_scale = 2 * max(lhs.qparams.scale, rhs.qparams.scale) / (1 << fraction_bits)
+    common_scale = add_sub_common_scale(lhs, rhs, for_u55=ctx.spec.has("u55"))
     return tuple(
         to_int32(ctx.graph, value, name=f"{node.name}_{side}_int32", scale=value.qparams.scale / common_scale)
         for side, value in (("lhs", lhs), ("rhs", rhs))

@@ -33,11 +33,18 @@ ADD_SUB_LEFT_SHIFT_U55 = 20
 ADD_SUB_LEFT_SHIFT_INT16 = 15
 
 
-def add_sub_left_shift(dtype: np.dtype, *, for_u55: bool = False) -> int:
-    """Fraction bits of the common int32 grid of an ADD/SUB whose quantized operands are ``dtype``."""
-    if np.dtype(dtype) == np.int16:
-        return ADD_SUB_LEFT_SHIFT_INT16
-    return ADD_SUB_LEFT_SHIFT_U55 if for_u55 else ADD_SUB_LEFT_SHIFT
+def add_sub_common_scale(
+    lhs: TosaValue, rhs: TosaValue, *, rhs_scale: float | None = None, for_u55: bool = False
+) -> float:
+    """The step of the common int32 grid an ADD/SUB (or a comparison) brings its quantized operands to:
+    twice the larger operand step (``rhs_scale``, where given, stands for ``rhs``'s: add's alpha) over
+    the fraction bits its widest operand type and the target allow."""
+    if np.int16 in (lhs.dtype, rhs.dtype):
+        fraction_bits = ADD_SUB_LEFT_SHIFT_INT16
+    else:
+        fraction_bits = ADD_SUB_LEFT_SHIFT_U55 if for_u55 else ADD_SUB_LEFT_SHIFT
+    rhs_step = rhs.qparams.scale if rhs_scale is None else rhs_scale
+    return 2 * max(lhs.qparams.scale, rhs_step) / (1 << fraction_bits)
 
 _MULTIPLIER_BITS = 31
 # int48 inputs (int16 convolution accumulators) need TOSA's 16-bit multipliers (scale32 = false), so

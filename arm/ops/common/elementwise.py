@@ -15,7 +15,7 @@ from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue
 from arm.tosa.quantization import is_dequantize
-from arm.tosa.rescale import add_sub_left_shift, from_int32, to_int32
+from arm.tosa.rescale import add_sub_common_scale, from_int32, to_int32
 from arm.tosa.specification import TosaSpecification
 
 # An unbound attribute setter of tosa_serializer, e.g. ``ts.TosaSerializerAttribute.AddAttribute``.
@@ -84,9 +84,7 @@ def lower_add_sub(node: Node, ctx: LoweringContext, op: ts.Op, set_attribute: At
     # step: exact for the larger, the finest RESCALE allows for the other (arm/tosa/rescale.py). alpha (positive in
     # INT: support) scales the second operand's step, so alpha * y costs no operator of its own.
     rhs_scale = rhs.qparams.scale * float(alpha)
-    widest = np.int16 if np.int16 in (lhs.dtype, rhs.dtype) else np.int8
-    fraction_bits = add_sub_left_shift(widest, for_u55=ctx.spec.has("u55"))
-    common_scale = 2 * max(lhs.qparams.scale, rhs_scale) / (1 << fraction_bits)
+    common_scale = add_sub_common_scale(lhs, rhs, rhs_scale=rhs_scale, for_u55=ctx.spec.has("u55"))
     lhs32 = to_int32(ctx.graph, lhs, name=f"{node.name}_lhs_int32", scale=lhs.qparams.scale / common_scale)
     rhs32 = to_int32(ctx.graph, rhs, name=f"{node.name}_rhs_int32", scale=rhs_scale / common_scale)
     int32 = np.dtype(np.int32)
