@@ -38,7 +38,7 @@ class SideReport:
     stage_seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     pte_bytes: int | None = None
     partitions: int | None = None
-    delegated_percent: float | None = None
+    delegated_percent: float | None = None  # over this side's own quantized graph (see model_ops)
     cpu_ops: dict[str, int] = dataclasses.field(default_factory=dict)
     cpu_reasons: tuple[str, ...] = ()
     vela: VelaNumbers | None = None
@@ -47,6 +47,43 @@ class SideReport:
     agreement_note: str = ""
     load_average: float | None = None  # the machine's 1-minute load right after the compile
     cpu_seconds: float | None = None  # the compile's CPU seconds (same span as ``seconds``)
+    # Compute nodes of the model as torch.export gives it, before either side quantizes or decomposes
+    # anything: the one denominator both sides' shares can be taken over (``share_of_model``).
+    model_ops: int | None = None
+
+    @property
+    def cpu_op_calls(self) -> int:
+        return sum(self.cpu_ops.values())
+
+    def share_of_model(self, model_ops: int) -> float:
+        """Percent of the model's ``model_ops`` operators that run in a delegate.
+
+        Each CPU kernel call counts as one of the model's operators left on the CPU. That can only
+        overstate a side's CPU share (a cast the flow adds, or one operator split into several CPU
+        kernels, counts in full), never understate it.
+        """
+        return max(0.0, 100.0 * (model_ops - self.cpu_op_calls) / model_ops)
+
+
+def common_model_ops(*reports: SideReport | None) -> int | None:
+    """The model's operator count, from whichever side recorded it (both compiled the same model)."""
+    for report in reports:
+        if report is not None and report.model_ops:
+            return report.model_ops
+    return None
+
+
+def comparable_shares(ours: SideReport | None, peer: SideReport | None) -> tuple[float | None, float | None]:
+    """Both sides' delegated percent over one denominator, the model's operators, where either side
+    recorded their count; else each side's share of its own graph. None for a side that has no figure."""
+    model_ops = common_model_ops(ours, peer)
+
+    def share(report: SideReport | None) -> float | None:
+        if report is None or report.error:
+            return None
+        return report.share_of_model(model_ops) if model_ops else report.delegated_percent
+
+    return share(ours), share(peer)
 
 
 def compile_and_analyze(side: str, compiler: Compiler, spec: ModelSpec, target: str, samples: int) -> SideReport:
@@ -79,6 +116,7 @@ def _fill(report: SideReport, compiled: CompiledProgram, spec: ModelSpec, sample
     report.cpu_ops = dict(program.cpu_ops)
     report.cpu_reasons = compiled.cpu_reasons
     report.delegated_percent = _delegated_percent(compiled.quantized_module, sum(program.cpu_ops.values()))
+    report.model_ops = model_op_count(spec)
     report.vela = vela_numbers(compiled.vela_summaries)
     tosa_ops: collections.Counter[str] = collections.Counter()
     for tosa in compiled.tosa_flatbuffers:
@@ -104,6 +142,34 @@ def _fill(report: SideReport, compiled: CompiledProgram, spec: ModelSpec, sample
     logger.info("%s: agreement measured in %.1f s", report.side, time.perf_counter() - start)
 
 
+def _is_compute(node: torch.fx.Node) -> bool:
+    return (
+        node.op == "call_function"
+        and node.target is not operator.getitem
+        and "quantized_decomposed" not in str(node.target)
+    )
+
+
+def model_op_count(spec: ModelSpec) -> int | None:
+    """The model's compute operators as torch.export gives them, the same count for both sides.
+
+    Each side's own quantized graph is a poor common denominator: the peer decomposes layer norm,
+    softmax and the lookups into several nodes before it quantizes (BERT: 188 nodes against the
+    model's 63), so one operator left on the CPU weighs three times less in its share than in ours.
+    None where the model does not export (the share over each side's own graph stands alone then).
+    """
+    try:
+        exported = torch.export.export(spec.module.eval(), spec.example_inputs)
+    except Exception as error:  # a model the flow itself exported differently: no common count
+        logger.warning("no common operator count: torch.export failed: %s", _first_line(error))
+        return None
+    # aten._assert_*: the shape and dtype guards torch.export writes, not work either side runs
+    operators = [
+        node for node in exported.graph.nodes if _is_compute(node) and not str(node.target).startswith("aten._assert")
+    ]
+    return len(operators) or None
+
+
 def _delegated_percent(quantized_module: torch.fx.GraphModule, cpu_op_calls: int) -> float:
     """Share of the quantized model's compute nodes that run in a delegate.
 
@@ -111,13 +177,7 @@ def _delegated_percent(quantized_module: torch.fx.GraphModule, cpu_op_calls: int
     quantize/dequantize and tuple indexing; each CPU kernel call in the .pte (other than q/dq) counts
     as one of them left on the CPU.
     """
-    compute = [
-        node
-        for node in quantized_module.graph.nodes
-        if node.op == "call_function"
-        and node.target is not operator.getitem
-        and "quantized_decomposed" not in str(node.target)
-    ]
+    compute = [node for node in quantized_module.graph.nodes if _is_compute(node)]
     if not compute:
         return 0.0
     return max(0.0, 100.0 * (len(compute) - cpu_op_calls) / len(compute))

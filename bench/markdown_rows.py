@@ -61,6 +61,18 @@ def _cpu(ours: SideReport, peer: SideReport) -> str:
     return f" (CPU {ours['cpu_seconds']:.1f} / {peer['cpu_seconds']:.1f})"
 
 
+def _shares(ours: SideReport, peer: SideReport) -> tuple[float | None, float | None]:
+    """Delegated percent over the model's operators where a side recorded their count (as
+    bench.analysis.comparable_shares, on plain data), else each side's share of its own graph."""
+    model_ops = ours.get("model_ops") or peer.get("model_ops")
+    if not model_ops:
+        return ours.get("delegated_percent"), peer.get("delegated_percent")
+    return tuple(  # type: ignore[return-value]
+        None if side.get("error") else max(0.0, 100.0 * (model_ops - sum(side.get("cpu_ops", {}).values())) / model_ops)
+        for side in (ours, peer)
+    )
+
+
 def row(model: str, target: str, ours: SideReport, peer: SideReport) -> str:
     ours_cycles, peer_cycles = _cycles(ours), _cycles(peer)
     ratio = f" ({ours_cycles / peer_cycles:.2f})" if ours_cycles and peer_cycles else ""
@@ -69,7 +81,7 @@ def row(model: str, target: str, ours: SideReport, peer: SideReport) -> str:
         target.replace("ethos-", "").upper(),
         _pair(_status(ours), _status(peer)),
         _pair(_integer(ours.get("partitions")), _integer(peer.get("partitions"))),
-        _pair(_number(ours.get("delegated_percent")), _number(peer.get("delegated_percent"))),
+        _pair(*(_number(share) for share in _shares(ours, peer))),
         _pair(_integer(ours_cycles), _integer(peer_cycles)) + ratio,
         _pair(_number(ours.get("seconds")), _number(peer.get("seconds"))) + _cpu(ours, peer),
         _pair(_error(ours), _error(peer)),

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Callable
 
 from bench.agreement import Agreement
-from bench.analysis import SideReport
+from bench.analysis import SideReport, common_model_ops, comparable_shares
 from bench.compiled import STAGES
 
 MISSING = "-"
@@ -57,7 +57,7 @@ _ROWS: tuple[_Row, ...] = (
     ("load average after compile", lambda r: _number(r.load_average), None),
     (".pte bytes", lambda r: _integer(r.pte_bytes), None),
     ("partitions", lambda r: _integer(r.partitions), None),
-    ("delegated ops %", lambda r: _number(r.delegated_percent), None),
+    ("delegated % of own graph", lambda r: _number(r.delegated_percent), None),
     ("Vela total cycles", lambda r: _integer(r.vela and r.vela.total_cycles), lambda r: r.vela and r.vela.total_cycles),
     ("Vela NPU cycles", lambda r: _integer(r.vela and r.vela.npu_cycles), lambda r: r.vela and r.vela.npu_cycles),
     ("inference ms", lambda r: _number(r.vela and r.vela.inference_ms, 3), lambda r: r.vela and r.vela.inference_ms),
@@ -74,6 +74,10 @@ def render_block(comparison: Comparison) -> str:
     for label, value, ratio_of in _ROWS:
         ratio = _ratio(ratio_of(ours), ratio_of(peer)) if ratio_of else ""
         table.append((label, value(ours), value(peer), ratio))
+    model_ops = common_model_ops(ours, peer)
+    if model_ops:
+        shares = comparable_shares(ours, peer)
+        table.append((f"delegated % of the model's {model_ops} ops", *(_number(share) for share in shares), ""))
     lines += _aligned(table)
     for report in (ours, peer):
         if report.error:
@@ -106,7 +110,7 @@ def render_summary(comparisons: list[Comparison]) -> str:
             "total cycles ours/peer",
             "ratio",
             "partitions",
-            "delegated %",
+            "delegated % of model ops",
             "top-1 vs quantized",
         )
     ]
@@ -120,7 +124,7 @@ def render_summary(comparisons: list[Comparison]) -> str:
                 f"{_integer(_cycles(c.ours))} / {_integer(_cycles(c.peer))}",
                 _ratio(_cycles(c.ours), _cycles(c.peer)),
                 f"{_integer(c.ours.partitions)} / {_integer(c.peer.partitions)}",
-                f"{_number(c.ours.delegated_percent)} / {_number(c.peer.delegated_percent)}",
+                " / ".join(_number(share) for share in comparable_shares(c.ours, c.peer)),
                 f"{_top1(c.ours)} / {_top1(c.peer)}",
             )
         )

@@ -61,12 +61,26 @@ def test_more_cycles_a_smaller_share_or_a_larger_error_is_not_met_and_listed():
     row = AuditRow("deit_tiny", "ethos-u85-256", ours, peer)
     assert _statuses(row) == {"compiles": MET, "delegated": NOT_MET, "cycles": NOT_MET, "error": NOT_MET}
     assert not_met([row]) == [
-        "deit_tiny@ethos-u85-256: delegated: 98.4 vs 99.5%",
+        "deit_tiny@ethos-u85-256: delegated: 98.4 vs 99.5% of each side's own graph",
         "deit_tiny@ethos-u85-256: cycles: 1.100x",
         "deit_tiny@ethos-u85-256: error: float64 cosine 0.99550 < 0.99590",
     ]
     more_steps = AuditRow("x", "ethos-u55-128", _report("ours", steps=3), _report("peer", steps=2))
     assert verdicts(more_steps)["error"].why == "float64 max 3 > 2 steps"
+
+
+def test_shares_are_taken_over_the_models_operators_where_a_side_knows_their_count():
+    # BERT, session 11: both sides leave the one word-embedding lookup on the CPU, but the peer's own
+    # quantized graph has 188 nodes (it decomposes before quantizing) and ours 63.
+    ours = dataclasses.replace(_report("ours", delegated=98.4), cpu_ops={"aten::embedding": 1}, model_ops=63)
+    peer = dataclasses.replace(_report("peer", delegated=99.5), cpu_ops={"aten::index_select": 1})
+    row = AuditRow("bert", "ethos-u55-128", ours, peer)
+    assert verdicts(row)["delegated"] == Verdict(MET, "98.4 vs 98.4% of the model's 63 operators")
+    assert "| 98.4 / 98.4 (own graphs 98.4 / 99.5) |" in markdown_row(row)
+    # one more CPU kernel call on our side is one more of the model's operators on the CPU
+    ours_two = dataclasses.replace(ours, cpu_ops={"aten::embedding": 1, "aten::_to_dim_order_copy": 1})
+    judged = verdicts(AuditRow("bert", "ethos-u55-128", ours_two, peer))["delegated"]
+    assert judged == Verdict(NOT_MET, "96.8 vs 98.4% of the model's 63 operators")
 
 
 def test_the_error_verdict_counts_float64_steps_not_float32_luck_nor_the_grids_last_digits():
