@@ -4,6 +4,7 @@ import numpy as np
 import tosa_serializer as ts
 
 from arm.ops.common.fixed_point import Int32Emitter, normalize_even
+from arm.ops.common.table import table
 from arm.tosa.few_rows_on_channels import few_rows_shape, run_few_rows_on_channels
 from arm.tosa.graph import TosaGraph
 from arm.tosa.graph_testing import operator_names, run_on_reference_model
@@ -80,3 +81,18 @@ def test_few_rows_shape() -> None:
     assert few_rows_shape((1, 1)) is None
     assert few_rows_shape((16, 2)) is None
     assert few_rows_shape((16,)) is None
+
+
+def test_a_table_after_a_reduction_stays_its_activation() -> None:
+    """The rsqrt TABLE of an RMS norm reads its row mean straight from the reduction: Vela fuses it there."""
+    graph = TosaGraph()
+    x = graph.add_input("x", (16, 8), np.int8)
+    total = graph.add_tensor("total", (16, 1), np.int8)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.ReduceMaxAttribute(1, ts.NanPropagationMode.PROPAGATE)
+    graph.add_op(ts.Op.REDUCE_MAX, [x], [total], attribute, axis=1)
+    graph.mark_output(table(graph, total, (127 - np.arange(256)).astype(np.int8), name="rsqrt", qparams=None))
+    before = operator_names(graph)
+
+    assert run_few_rows_on_channels(graph).operators == 0
+    assert operator_names(graph) == before
