@@ -142,7 +142,8 @@ def _without_vela(
     def make(name: str, options: EthosUOptions) -> ArmCompileSpec:
         if not options.is_default:
             raise FlowError(
-                f"Ethos-U options (system config, memory mode, Vela flags, lookups) only apply to Ethos-U targets, not {name}"
+                "Ethos-U options (system config, memory mode, Vela flags, lookups) only apply to Ethos-U targets, "
+                f"not {name}"
             )
         return make_spec(spec_text)
 

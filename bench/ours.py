@@ -16,7 +16,9 @@ def warm_up() -> None:
     registry.op_names()
 
 
-def compile_ours(spec: ModelSpec, target: str, calibration_samples: int, *, lookups: str | None = None) -> CompiledProgram:
+def compile_ours(
+    spec: ModelSpec, target: str, calibration_samples: int, *, lookups: str | None = None
+) -> CompiledProgram:
     """``lookups``: an Ethos-U target's lookup placement (arm.compile --lookups); None keeps the default."""
     cpu_start = time.process_time()
     resolved = resolve_target(target, EthosUOptions(lookups=lookups)) if lookups else resolve_target(target)

@@ -178,7 +178,9 @@ def pairs_to_compile(
     ]
 
 
-def compile_ours(model: str, target: str, samples: int, dump_dir: Path | None, lookups: str | None = None) -> SideReport:
+def compile_ours(
+    model: str, target: str, samples: int, dump_dir: Path | None, lookups: str | None = None
+) -> SideReport:
     from arm.model_spec import load_model_spec
     from bench import ours
     from bench.analysis import compile_and_analyze
@@ -263,7 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--peer-out", type=Path, help="with --run-peer: the JSON to add the peer's reports to")
     parser.add_argument("--calibration-samples", type=int, default=DEFAULT_CALIBRATION_SAMPLES)
     parser.add_argument(
-        "--lookups", choices=("cost", "npu"), help="our Ethos-U lookup placement (arm.compile --lookups; keep its own --cache)"
+        "--lookups",
+        choices=("cost", "npu"),
+        help="our Ethos-U lookup placement (arm.compile --lookups); give such a run its own --cache",
     )
     return parser
 

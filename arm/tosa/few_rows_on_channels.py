@@ -106,13 +106,14 @@ def run_few_rows_on_channels(graph: TosaGraph) -> Rewritten:
             if name in renamed:
                 operator.inputs[index] = renamed[name]
             elif tensor.kind == "const":
-                operator.inputs[index] = graph.add_const(f"{name}{RESHAPED_INFIX}row", graph.const_data(name).reshape(shape)).name
+                constant = graph.add_const(_reshaped_name(name, shape), graph.const_data(name).reshape(shape))
+                operator.inputs[index] = constant.name
             else:
                 if name not in opened:
                     copies += _other_readers(graph, name, moving) > 0 or name in (*graph.inputs, *graph.outputs)
                     opened[name] = _reshape_before(graph, tensor, shape, operator)
                 operator.inputs[index] = opened[name]
-        inner = graph.add_tensor(f"{old.name}{RESHAPED_INFIX}row", shape, old.dtype)
+        inner = graph.add_tensor(_reshaped_name(old.name, shape), shape, old.dtype)
         operator.outputs[0] = inner.name
         renamed[old.name] = inner.name
     # Whatever still reads an old output is outside the chain (the chain's readers read the new tensors).
@@ -123,6 +124,11 @@ def run_few_rows_on_channels(graph: TosaGraph) -> Rewritten:
     return Rewritten(len(moving), copies)
 
 
+def _reshaped_name(name: str, shape: tuple[int, ...]) -> str:
+    """As arm.tosa.reshape_sinking names a tensor moved to another shape (arm.report probes it by that)."""
+    return f"{name}{RESHAPED_INFIX}{'x'.join(str(d) for d in shape)}"
+
+
 def _other_readers(graph: TosaGraph, name: str, moving: list[TosaOperator]) -> int:
     return sum(1 for reader in graph.consumers(name) if not any(reader is operator for operator in moving))
 
@@ -130,7 +136,8 @@ def _other_readers(graph: TosaGraph, name: str, moving: list[TosaOperator]) -> i
 def _reshape_before(graph: TosaGraph, source: TosaTensor, shape: tuple[int, ...], reader: TosaOperator) -> str:
     """A reshape of ``source`` to ``shape`` placed just before ``reader``, its first reader in the chain."""
     since = len(graph.operators)
-    value = reshape(graph, TosaValue(source.name, source.shape, source.dtype), shape, name=f"{source.name}{RESHAPED_INFIX}row_input")
+    value = TosaValue(source.name, source.shape, source.dtype)
+    value = reshape(graph, value, shape, name=_reshaped_name(source.name, shape))
     graph.move_appended(since, graph.operators.index(reader))
     return value.name
 
