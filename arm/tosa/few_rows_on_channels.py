@@ -90,8 +90,10 @@ def _fuses_into_producer(graph: TosaGraph, operator: TosaOperator, moving: list[
 
 def run_few_rows_on_channels(graph: TosaGraph) -> Rewritten:
     """Moves every few-rows elementwise operator onto the last axis (see the module docstring)."""
-    candidates = [operator for operator in graph.operators if _moves(graph, operator)]
-    moving = [operator for operator in candidates if not _fuses_into_producer(graph, operator, candidates)]
+    moving = [operator for operator in graph.operators if _moves(graph, operator)]
+    # Until no unary head is left: a unary operator after one that stays is a head in its turn.
+    while staying := [operator for operator in moving if _fuses_into_producer(graph, operator, moving)]:
+        moving = [operator for operator in moving if not any(operator is other for other in staying)]
     renamed: dict[str, str] = {}  # a moved operator's old output -> the [1, R] tensor it writes now
     opened: dict[str, str] = {}  # an outside tensor the chain reads -> its opening reshape
     copies = 0
