@@ -11,7 +11,7 @@ flash, so it takes only small tables (bench/README.md "BERT's lookup on the U55,
 cost rule applies there whatever computes the ids, as the lookup was on the CPU before. A user who
 wants one delegate and no CPU operator rather than the fewest cycles turns the cost rule off with
 ``lookups="npu"`` (EthosUCompileSpec; arm.compile ``--lookups npu``): every lookup the one-hot can
-take then runs on the NPU (bench/README.md "BERT's lookup on the NPU, session 12").
+take then runs on the NPU (bench/README.md "Per-row chains of few rows, and BERT's lookup on the NPU, session 12").
 """
 
 from __future__ import annotations
