@@ -18,8 +18,8 @@ leaves it (the row multipliers a full-size MUL broadcasts over [R, N]), under th
 Same operators on the same integers: the numbers cannot change. A unary operator at the head of a
 chain stays, since Vela fuses it into the operator before it. Vela runs a reshape as a view when
 it is its source's only reader; an opening reshape of a source with other readers, or a closing one
-of a tensor the chain reads too, becomes a memory copy (counted by ``copies``, none in the
-normalizations of arm/ops, which the op cases of layer_norm check).
+of a tensor the chain reads too, becomes a memory copy (counted by ``copies``; none in BERT's layer
+norms, whose per-layer CSV has no copy left).
 """
 
 from __future__ import annotations
@@ -150,6 +150,6 @@ def _close(graph: TosaGraph, inner_name: str, old_name: str) -> None:
     producer = graph.producer(inner_name)
     since = len(graph.operators)
     graph.tensors.pop(old_name)
-    value = reshape(graph, TosaValue(inner_name, graph.tensors[inner_name].shape, old.dtype), old.shape, name=old_name)
-    assert value.name == old_name
+    inner = TosaValue(inner_name, graph.tensors[inner_name].shape, old.dtype)
+    reshape(graph, inner, old.shape, name=old_name)  # the old name is free again: it is claimed as is
     graph.move_appended(since, graph.operators.index(producer) + 1)
