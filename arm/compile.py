@@ -36,7 +36,7 @@ if __name__ == "__main__":
     # once: arm/startup makes them cheaper without changing what they compute.
     startup.begin()
 
-from arm.compile_spec import ETHOS_U_TARGETS  # noqa: E402
+from arm.compile_spec import ETHOS_U_TARGETS, LOOKUP_PLACEMENTS  # noqa: E402
 from arm.compile_worker import WORKER_FLAG, run_worker  # noqa: E402
 from arm.ethosu.vela import VelaCompileError  # noqa: E402
 from arm.flow import DEFAULT_EDGE_ROUTE, EDGE_ROUTES, TARGETS, EthosUOptions, FlowError, FlowResult, StageError, resolve_target, run_flow  # noqa: E402
@@ -134,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FLAG",
         help="extra Vela flag, repeatable, e.g. --vela-flag=--optimise=Size",
     )
+    vela.add_argument(
+        "--lookups",
+        choices=LOOKUP_PLACEMENTS,
+        help="where table lookups (embedding) the NPU can run go: cost (default: where the op's cost estimate "
+        "says they cost less, the CPU's row copy for a large table looked up by the model's input ids) or npu "
+        "(on the NPU whatever the estimate: one delegate, no CPU operator, usually more NPU cycles)",
+    )
     parser.add_argument("--verbose", action="store_true", help="show Vela's log and library warnings")
     parser.add_argument("--debug", action="store_true", help="print tracebacks of errors")
     return parser
@@ -154,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 def _compile(args: argparse.Namespace) -> dict[Path, bytes]:
     if args.output is None and args.report is None:
         raise FlowError("nothing to write: give --output for the .pte, --report for the HTML report, or both")
-    options = EthosUOptions(args.system_config, args.memory_mode, tuple(args.vela_flag))
+    options = EthosUOptions(args.system_config, args.memory_mode, tuple(args.vela_flag), args.lookups)
     target = resolve_target(args.target, options)
     if args.vela_summary_output is not None and not target.is_ethos_u:
         raise FlowError(

@@ -22,6 +22,10 @@ ETHOS_U_TARGETS = (
     "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
 )  # fmt: skip
 
+# Where an Ethos-U target runs the table lookups its NPU can run (EthosUCompileSpec's ``lookups``): by the
+# cost estimate of the op's support rule (the default), or on the NPU whatever it costs.
+LOOKUP_PLACEMENTS = ("cost", "npu")
+
 # System config and memory mode from Vela's Arm/vela.ini that a target gets unless told otherwise.
 _DEFAULT_MEMORY_SYSTEM = {
     "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
@@ -65,6 +69,10 @@ class EthosUCompileSpec:
         memory_mode: a memory mode name from Vela's ini file; defaults by NPU family.
         extra_flags: further Vela command-line flags, e.g. ``["--optimise=Size"]``.
         config_ini: Vela ini file; ``None`` means the one shipped in the Vela wheel (Arm/vela.ini).
+        lookups: where table lookups (embedding) run when the NPU can run them: ``"cost"`` (default)
+            where the support rule's cost estimate says they cost less (the CPU's row copy for large
+            tables from the model's input), ``"npu"`` on the NPU whatever the estimate, for a program with
+            one delegate and no CPU operator (see LOOKUP_PLACEMENTS).
     """
 
     target: str
@@ -72,6 +80,7 @@ class EthosUCompileSpec:
     memory_mode: str
     extra_flags: tuple[str, ...] = ()
     config_ini: str | None = None
+    lookups: str = "cost"
 
     backend_id: ClassVar[str] = "EthosUBackend"
 
@@ -82,15 +91,20 @@ class EthosUCompileSpec:
         memory_mode: str | None = None,
         extra_flags: list[str] | tuple[str, ...] | None = None,
         config_ini: str | None = None,
+        lookups: str | None = None,
     ):
         if target not in ETHOS_U_TARGETS:
             raise ValueError(f"unknown Ethos-U target {target!r}; choose one of {', '.join(ETHOS_U_TARGETS)}")
+        lookups = lookups or LOOKUP_PLACEMENTS[0]
+        if lookups not in LOOKUP_PLACEMENTS:
+            raise ValueError(f"unknown lookup placement {lookups!r}; choose one of {', '.join(LOOKUP_PLACEMENTS)}")
         default_config, default_mode = _DEFAULT_MEMORY_SYSTEM[self.family_of(target)]
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "system_config", system_config or default_config)
         object.__setattr__(self, "memory_mode", memory_mode or default_mode)
         object.__setattr__(self, "extra_flags", tuple(extra_flags or ()))
         object.__setattr__(self, "config_ini", config_ini)
+        object.__setattr__(self, "lookups", lookups)
 
     @staticmethod
     def family_of(target: str) -> str:
@@ -109,7 +123,7 @@ class EthosUCompileSpec:
     def tosa_spec(self) -> TosaSpecification:
         # U55 and U65 share one NPU architecture; the marker says what a family leaves out.
         extensions = {"int16", "u55" if self.family in ("ethos-u55", "ethos-u65") else "u85"}
-        return TosaSpecification(profile="INT", extensions=frozenset(extensions))
+        return TosaSpecification(profile="INT", extensions=frozenset(extensions), npu_lookups=self.lookups == "npu")
 
     def vela_flags(self) -> list[str]:
         """Vela command-line flags, without input and output paths."""
@@ -132,6 +146,8 @@ class EthosUCompileSpec:
         }
         if self.config_ini is not None:
             specs["config_ini"] = self.config_ini
+        if self.lookups != LOOKUP_PLACEMENTS[0]:
+            specs["lookups"] = self.lookups
         return [CompileSpec(key, value.encode()) for key, value in specs.items()]
 
     @classmethod
@@ -143,6 +159,7 @@ class EthosUCompileSpec:
             memory_mode=values["memory_mode"],
             extra_flags=values["extra_flags"].split() if values.get("extra_flags") else None,
             config_ini=values.get("config_ini"),
+            lookups=values.get("lookups"),
         )
 
 

@@ -30,8 +30,10 @@ def _add_flow_args(ctx, args):
         if ctx.attr.memory_mode:
             args.add("--memory-mode", ctx.attr.memory_mode)
         args.add_all(ctx.attr.vela_flags, before_each = "--vela-flag")
-    elif ctx.attr.system_config or ctx.attr.memory_mode or ctx.attr.vela_flags:
-        fail("{}: system_config, memory_mode and vela_flags apply to ethos-u targets only, not {}".format(
+        if ctx.attr.lookups:
+            args.add("--lookups", ctx.attr.lookups)
+    elif ctx.attr.system_config or ctx.attr.memory_mode or ctx.attr.vela_flags or ctx.attr.lookups:
+        fail("{}: system_config, memory_mode, vela_flags and lookups apply to ethos-u targets only, not {}".format(
             ctx.label,
             ctx.attr.target,
         ))
@@ -165,6 +167,11 @@ so an unchanged model is never lowered twice and the result can come from a remo
         "system_config": attr.string(doc = "Vela system config name (Ethos-U only); default by NPU family."),
         "memory_mode": attr.string(doc = "Vela memory mode name (Ethos-U only); default by NPU family."),
         "vela_flags": attr.string_list(doc = "Extra Vela flags (Ethos-U only), e.g. [\"--optimise=Size\"]."),
+        "lookups": attr.string(
+            doc = "Where table lookups the NPU can run go (Ethos-U only): \"cost\" (the default: by the op's " +
+                  "cost estimate) or \"npu\" (on the NPU whatever it costs); arm.compile --lookups.",
+            values = ["", "cost", "npu"],
+        ),
         "_compiler": attr.label(
             default = "//arm:compile",
             executable = True,

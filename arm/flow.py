@@ -81,11 +81,13 @@ class StageError(RuntimeError):
 
 @dataclasses.dataclass(frozen=True)
 class EthosUOptions:
-    """Vela settings a user may override for an Ethos-U target; ``None`` keeps the target's default."""
+    """Vela settings a user may override for an Ethos-U target; ``None`` keeps the target's default.
+    ``lookups``: where the NPU's table lookups run, by cost or on the NPU (EthosUCompileSpec)."""
 
     system_config: str | None = None
     memory_mode: str | None = None
     vela_flags: tuple[str, ...] = ()
+    lookups: str | None = None
 
     @property
     def is_default(self) -> bool:
@@ -140,7 +142,8 @@ def _without_vela(
     def make(name: str, options: EthosUOptions) -> ArmCompileSpec:
         if not options.is_default:
             raise FlowError(
-                f"Vela options (system config, memory mode, Vela flags) only apply to Ethos-U targets, not {name}"
+                "Ethos-U options (system config, memory mode, Vela flags, lookups) only apply to Ethos-U targets, "
+                f"not {name}"
             )
         return make_spec(spec_text)
 
@@ -148,7 +151,8 @@ def _without_vela(
 
 
 def _ethos_u_spec(name: str, options: EthosUOptions) -> ArmCompileSpec:
-    return EthosUCompileSpec(name, options.system_config, options.memory_mode, options.vela_flags)
+    return EthosUCompileSpec(name, options.system_config, options.memory_mode, options.vela_flags,
+                             lookups=options.lookups)  # fmt: skip
 
 
 _TOSA_INT = _TargetKind(_without_vela(TosaCompileSpec, "TOSA-1.0+INT"), TOSAPartitioner, _symmetric_int8_quantizer)

@@ -8,6 +8,7 @@ from executorch.runtime import Runtime
 from torch.fx import traceback as fx_traceback
 
 from arm.artifacts import TosaArtifact
+from arm.compile_spec import EthosUCompileSpec
 from arm.ethosu.bin_stream import parse_bin_stream
 from arm.flow import STAGES, EthosUOptions, FlowError, resolve_target, run_flow
 from arm.model_spec import ModelSpec
@@ -320,3 +321,16 @@ def test_a_lone_batch_norm_skips_the_qat_pattern_search(monkeypatch):
     quantized = result.quantized_module(x)
     # One output step apart at most from float: the folded search changed no numbers.
     assert torch.allclose(quantized, norm(x), atol=(norm(x).max() - norm(x).min()).item() / 255 * 1.01)
+
+
+def test_lookup_placement_is_checked_and_carried_by_the_compile_spec() -> None:
+    spec = resolve_target("ethos-u55-128", EthosUOptions(lookups="npu")).compile_spec
+    assert spec.lookups == "npu" and spec.tosa_spec.npu_lookups
+    assert EthosUCompileSpec.from_list(spec.to_list()) == spec
+    default = resolve_target("ethos-u55-128").compile_spec
+    assert default.lookups == "cost" and not default.tosa_spec.npu_lookups
+    assert "lookups" not in {item.key for item in default.to_list()}  # programs compiled before keep their specs
+    with pytest.raises(ValueError, match="unknown lookup placement 'gpu'"):
+        EthosUCompileSpec("ethos-u55-128", lookups="gpu")
+    with pytest.raises(FlowError, match="only apply to Ethos-U targets"):
+        resolve_target("tosa-INT", EthosUOptions(lookups="npu"))

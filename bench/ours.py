@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from arm.flow import resolve_target, run_flow
+from arm.flow import EthosUOptions, resolve_target, run_flow
 from arm.model_spec import ModelSpec
 from arm.ops.common import registry
 from bench.backend_isolation import backends_of
@@ -16,10 +16,14 @@ def warm_up() -> None:
     registry.op_names()
 
 
-def compile_ours(spec: ModelSpec, target: str, calibration_samples: int) -> CompiledProgram:
+def compile_ours(
+    spec: ModelSpec, target: str, calibration_samples: int, *, lookups: str | None = None
+) -> CompiledProgram:
+    """``lookups``: an Ethos-U target's lookup placement (arm.compile --lookups); None keeps the default."""
     cpu_start = time.process_time()
+    resolved = resolve_target(target, EthosUOptions(lookups=lookups)) if lookups else resolve_target(target)
     with backends_of("arm"):
-        result = run_flow(spec, resolve_target(target), calibration_samples=calibration_samples, progress=False)
+        result = run_flow(spec, resolved, calibration_samples=calibration_samples, progress=False)
     cpu_seconds = time.process_time() - cpu_start
     return CompiledProgram(
         pte=result.pte,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import gc
 import json
 import subprocess
@@ -177,13 +178,15 @@ def pairs_to_compile(
     ]
 
 
-def compile_ours(model: str, target: str, samples: int, dump_dir: Path | None) -> SideReport:
+def compile_ours(
+    model: str, target: str, samples: int, dump_dir: Path | None, lookups: str | None = None
+) -> SideReport:
     from arm.model_spec import load_model_spec
     from bench import ours
     from bench.analysis import compile_and_analyze
     from bench.compare import dumping
 
-    compiler = ours.compile_ours
+    compiler = functools.partial(ours.compile_ours, lookups=lookups) if lookups else ours.compile_ours
     if dump_dir is not None:
         compiler = dumping(compiler, dump_dir / f"{model}_{target}_ours")
     return compile_and_analyze("ours", compiler, load_model_spec(BENCH_MODELS[model]), target, samples)
@@ -261,6 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--run-peer", action="store_true", help="compile the peer's side of --pairs instead")
     parser.add_argument("--peer-out", type=Path, help="with --run-peer: the JSON to add the peer's reports to")
     parser.add_argument("--calibration-samples", type=int, default=DEFAULT_CALIBRATION_SAMPLES)
+    parser.add_argument(
+        "--lookups",
+        choices=("cost", "npu"),
+        help="our Ethos-U lookup placement (arm.compile --lookups); give such a run its own --cache",
+    )
     return parser
 
 
@@ -284,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             samples = samples_for.get((model, target), args.calibration_samples)
             gc.collect()
             print(f"compiling {model} for {target} ({samples} samples): ours ...", file=sys.stderr, flush=True)
-            cache.put(model, target, compile_ours(model, target, samples, args.dump_dir), samples)
+            lookups = args.lookups if target.startswith("ethos-u") else None
+            cache.put(model, target, compile_ours(model, target, samples, args.dump_dir, lookups), samples)
 
     rows = audit_rows(cache, peers)
     figures = ["Error per pair, float64 and float32 (steps of the output grid, elements off, cosine):"]

@@ -8,7 +8,10 @@ one-hot's estimated NPU cycles exceed the CPU copy's instructions (_LookupCosts,
 "Embedding: NPU or CPU, session 8"). The U55 has neither GATHER nor EQUAL: its one-hot matrix comes
 from a convolution of the ids (common/gather.py), and the one-hot lookup streams the whole table from
 flash, so it takes only small tables (bench/README.md "BERT's lookup on the U55, session 11"); the
-cost rule applies there whatever computes the ids, as the lookup was on the CPU before.
+cost rule applies there whatever computes the ids, as the lookup was on the CPU before. A user who
+wants one delegate and no CPU operator rather than the fewest cycles turns the cost rule off with
+``lookups="npu"`` (EthosUCompileSpec; arm.compile ``--lookups npu``): every lookup the one-hot can
+take then runs on the NPU (bench/README.md "Per-row chains of few rows, and BERT's lookup on the NPU, session 12").
 """
 
 from __future__ import annotations
@@ -118,7 +121,10 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     return first_reason(
         indices_reason(node, indices, spec, one_hot_on_u85=True, one_hot_on_u55=True),
         profile_reason(node, spec, [weight]),
-        first_reason(one_hot_reason(node, weight, indices, spec), _cpu_lookup_reason(node, weight, indices, family))
+        first_reason(
+            one_hot_reason(node, weight, indices, spec),
+            None if spec.npu_lookups else _cpu_lookup_reason(node, weight, indices, family),
+        )
         if family
         else None,
     )

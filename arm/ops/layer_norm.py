@@ -189,8 +189,10 @@ def exact_form_of_rows(rows: int, count: int, spec: TosaSpecification) -> ExactF
     ones 13,104 -> 18,752 each (session 11, with the third Newton step), the model 342,560 -> 370,800
     (the peer's 443,145); the attention model's [40, 64] one 16,492 -> 24,058, the model 340,300 ->
     347,866 (372,045). On BERT's five [16, 64] ones the exact form took the model 266,576 -> 281,936,
-    above the peer's 268,265 (Vela 5.2.0 runs a [16, 1] per-row operator at 320-384 cycles, a [17, 1] or
-    [32, 1] one at 40-128): rows that few keep the two-term form, whose outputs round the other way than
+    above the peer's 268,265 (Vela 5.2.0 ran a [16, 1] per-row operator at 320-384 cycles, a [17, 1] or
+    [32, 1] one at 40-128); with those now on [1, 16] (arm.tosa.few_rows_on_channels) still 209,916 ->
+    224,016 (262,932 with the lookup on the NPU, against the peer's 268,265), for no measured change of
+    BERT's error (session 12): rows that few keep the two-term form, whose outputs round the other way than
     the quantized model's where they lie within about 6e-5 of a step of a half step (4 of Conformer's
     40,960 layer-norm outputs on its 4 calibration inputs; the op case near_ties_64 has 32 rows for this).
     """

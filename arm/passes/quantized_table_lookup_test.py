@@ -8,7 +8,7 @@ from executorch.exir._serialize._program import deserialize_pte_binary
 from executorch.exir.schema import KernelCall, ScalarType, Tensor
 from executorch.runtime import Runtime
 
-from arm.flow import FlowResult, resolve_target, run_flow
+from arm.flow import EthosUOptions, FlowResult, resolve_target, run_flow
 from arm.model_spec import ModelSpec
 
 torch.set_num_threads(1)
@@ -68,3 +68,15 @@ def test_the_program_gives_the_quantized_models_rows(result: FlowResult) -> None
         with torch.no_grad():
             expected = result.quantized_module(ids)
         np.testing.assert_array_equal(rows.numpy(), expected.numpy())
+
+
+def test_lookups_npu_puts_the_same_lookup_on_the_npu() -> None:
+    """``lookups="npu"`` (arm.compile --lookups npu) overrides the cost rule: one delegate, no CPU kernel."""
+    samples = _samples()
+    torch.manual_seed(0)
+    target = resolve_target("ethos-u55-128", EthosUOptions(lookups="npu"))
+    assert target.compile_spec.tosa_spec.npu_lookups
+    result = run_flow(ModelSpec(_Lookup().eval(), samples[0], samples), target, progress=False)
+    assert [name for name, _ in result.rejected if "embedding" in name] == []
+    assert "aten::embedding" not in [operator for operator, _ in _kernel_calls(result.pte)]
+    assert result.delegate_ids == ("EthosUBackend",)

@@ -26,6 +26,7 @@ from arm.tosa.constant_matmuls import constant_matmuls_as_convolutions
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import BFLOAT16, TosaGraph, TosaValue
 from arm.tosa.high_rank_slice_copies import copy_high_rank_slices
+from arm.tosa.few_rows_on_channels import run_few_rows_on_channels
 from arm.tosa.identity_clamp_removal import remove_identity_clamps
 from arm.tosa.layout import cancel_round_trips
 from arm.tosa.matmul_operand_copies import copy_windowed_matmul_operands
@@ -127,6 +128,8 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
         keep_unequal_add_sub_scales_apart(graph)  # first: a widening it unfolds may read a window to copy
         copy_widened_windows(graph)
         run_one_element_first_operands_at_rank4(graph)
+    if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0 runs [R <= 16, 1] per-row chains 8-16x slower
+        run_few_rows_on_channels(graph)
     if spec.has("u85"):  # last: the passes above read transposes by their perms
         sum_without_transposes(graph)
         collapse_transposes_after_convolutions(graph)

@@ -67,6 +67,10 @@ def _data_inputs(graph: TosaGraph, operator: TosaOperator) -> list[int] | None:
     ]
 
 
+# For arm.tosa.few_rows_on_channels, which moves elementwise chains by the same reading of their operands.
+data_inputs = _data_inputs
+
+
 def _sink_reshape(graph: TosaGraph, operator: TosaOperator) -> bool:
     data_inputs = _data_inputs(graph, operator)
     if not data_inputs:

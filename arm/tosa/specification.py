@@ -24,12 +24,18 @@ class TosaSpecification:
     allowed in the INT profile too, so INT+FP delegates the integer ops INT does, bitwise ones included.
 
     ``cf`` (EXT-CONTROLFLOW) lets cond and while_loop lower to COND_IF and WHILE_LOOP (arm/ops/cond.py).
+
+    ``npu_lookups`` is no TOSA feature either but a placement the user chose (EthosUCompileSpec's
+    ``lookups="npu"``): a table lookup the NPU can run goes there even where its support rule's cost
+    estimate finds the CPU's row copy cheaper (arm/ops/embedding.py). It is not part of the string form:
+    the partitioner reads it, the lowering does not.
     """
 
     profile: str
     extensions: frozenset[str] = frozenset()
     version: str = "1.0"
     also_fp: bool = False
+    npu_lookups: bool = False
 
     def __post_init__(self) -> None:
         if self.profile not in _PROFILES:
