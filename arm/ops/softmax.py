@@ -57,9 +57,10 @@ U55/U65 take the exact E on rows of 128 keys or more only (``takes_exact_exponen
 runs an int16 TABLE there as three 8-bit lookups (a [1, 3, 197, 197] softmax 1.13M -> 2.07M U55-128
 cycles); with it and the exact layer norm deit_tiny 224 on the U55 equals its quantized model in
 float64 (bench/README.md "deit_tiny on the U55, session 10"). Their rows of 17-127 keys take the
-14-bit E with its residual below its unit from a third int8 TABLE on the same index, which has the
-exact E's 22 bits (``fourteen_bit_residual_rows``; bench/README.md "Softmax residual on the U85,
-session 11"); shorter rows keep the 14-bit E alone.
+14-bit E with 16 bits of its residual below its unit from two more int8 TABLEs on the same index, 30
+bits as the exact E with its residual has, and its sum L enters the row divisor itself
+(``fourteen_bit_residual_rows``; bench/README.md "Softmax residual on the U85, session 11" and "The
+U55's 30-bit softmax, session 12"); shorter rows keep the 14-bit E alone.
 On the TOSA, VGF and U85 targets an int8 TABLE on the int8 index ``d + 127`` gives E's residual
 below its unit (8 more bits), its row sum L corrects R per row (``R * (1 - L / S)``) and an int16 MUL
 adds the residual's share, so that a probability rounds as the quantized model's float does unless it
@@ -384,11 +385,17 @@ def fourteen_bit_residual_rows(keys: int, spec: TosaSpecification) -> bool:
     (``_fourteen_bit_exponentials_with_residual``): on the U55/U65, rows of UNMASKED_INT32_INVERSE_MIN_KEYS
     keys up to the exact E's U55_EXACT_EXP_MIN_KEYS.
 
-    E + e / 256 has the exact E's 22 bits and L corrects S, so these rows round as the other targets'
-    do. A [1, 4, 40, 40] softmax costs 107,304 U55-128 cycles instead of 76,856 with the 14-bit E
-    alone (the exact E's int16 TABLE: 135,708); mha_sequence goes from 2 steps to 0, 340,300 ->
-    370,748 cycles (the peer's 372,045). Shorter rows keep
-    the 14-bit E: bert's 16-key rows sit within 1,689 cycles of the peer's U55 total.
+    E + e / 2**16 has 30 bits, as the exact E with its residual on the other targets, so these rows
+    round as those do. Session 11's 22 bits (one residual byte, R's first-order correction by L) left
+    a probability up to about 1e-5 of an output step off its value: Conformer's one 3.3e-7 of a step
+    from a half step rounded the other way (3 steps at its output). A numpy model of the integer
+    arithmetic (rows of 17, 32, 40 and 127 keys of N(0, 40) codes, input step 2**-5, 32.4 million
+    probabilities) finds the 22-bit form off float64's rounding on 77, all within 1.1e-5 of a step of
+    a half step, the 30-bit form on 4, all within 2.1e-7 (R's rounding, ``E * 2**-35`` of a step at
+    most, and L's in the divisor are what is left). Within mha_sequence a [1, 4, 40, 40] softmax costs
+    111,640 U55-128 cycles instead of 100,280 with one residual byte (session 11, the softmax alone:
+    107,304 with one byte, 76,856 with the 14-bit E alone, 135,708 with the exact E's int16 TABLE).
+    Shorter rows keep the 14-bit E: bert's 16-key rows sit within 1,689 cycles of the peer's U55 total.
     """
     return spec.has("u55") and UNMASKED_INT32_INVERSE_MIN_KEYS <= keys < U55_EXACT_EXP_MIN_KEYS
 
