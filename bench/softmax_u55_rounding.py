@@ -34,7 +34,8 @@ def _round_shift(value: np.ndarray, shift: int) -> np.ndarray:
 
 
 def _rounded_quotient(numerator: int, divisor: np.ndarray) -> np.ndarray:
-    return np.array([(numerator + d // 2) // d for d in divisor.ravel().tolist()], dtype=np.int64).reshape(divisor.shape)
+    quotients = [(numerator + d // 2) // d for d in divisor.ravel().tolist()]  # exact: Python integers
+    return np.array(quotients, dtype=np.int64).reshape(divisor.shape)
 
 
 def lowered(codes: np.ndarray, step: float, residual_bits: int) -> np.ndarray:
@@ -85,7 +86,8 @@ def main() -> None:
         for name, bits in (("22-bit", 8), ("30-bit", 16)):
             off = lowered(codes, step, bits) != expected
             farthest = f"{from_half[off].max():.2e}" if off.any() else "-"
-            print(f"{keys} keys, {name}: {off.sum()} of {off.size} off; the farthest {farthest} of a step from a half step")
+            print(f"{keys} keys, {name}: {off.sum()} of {off.size} off; the farthest {farthest} of a step "
+                  "from a half step")
 
 
 if __name__ == "__main__":
