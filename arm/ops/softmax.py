@@ -176,6 +176,10 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     scores, mask = masked.args[:2]
     x = ctx.value(scores)
     hidden = ctx.constant(mask).numpy().astype(bool)
+    if not hidden.any():
+        # A mask that hides no key (TinyViT's attention biases at their zero initialization, which sdpa
+        # reads as a hiding mask) is a plain softmax of the scores, with the unmasked rows' exact E.
+        return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node))
     hidden = hidden.reshape((1,) * (x.rank - hidden.ndim) + hidden.shape)
     return _lower_int(node.name, ctx, x, axis, ctx.output_qparams(node), hidden=hidden)
 
@@ -925,6 +929,11 @@ TEST_CASES = {
     # int32 R of long rows (INT32_INVERSE_MIN_KEYS), as are the next two.
     "attention_rows": OpTestCase(FunctionModule(softmax_last), random_inputs(4, (1, 3, 12, 197))),
     "masked_long_rows": OpTestCase(KeyPaddingSoftmax(160, 24), random_inputs(8, (1, 2, 3, 160))),
+    # A mask that hides nothing: the unmasked rows' exact E (on the U55 the 30-bit form), where the masked
+    # rows' 14-bit E and int16 R put 1 of these 3,136 probabilities a step off the quantized module.
+    "nothing_hidden_49_keys": OpTestCase(
+        KeyPaddingSoftmax(49, 0), _scaled(12, 3.0, (1, 4, 16, 49)), differing_from_quantized=0.0
+    ),
     # mha_sequence's 40 keys, unmasked: the exact E with its residual, on the U55 the 14-bit E with
     # its residual (fourteen_bit_residual_rows). No probability a step off the quantized module (the
     # U55's 14-bit E alone put 0.23% of them a step off).
