@@ -85,6 +85,7 @@ them as int16; the row maximum of that tensor is the visible keys' maximum, and 
 index one int16 TABLE of E on every target, the U55/U65 too (Vela 5.2.0 runs int16 TABLEs there, fused
 with the SUB): every hidden key lies below -256 steps, where the table holds 0. E is the same 14-bit
 value the unmasked U55 path assembles from two int8 TABLEs. No SELECT, so the U55 runs it too.
+A mask that hides no key (a constant all-False ``hidden``) is no mask: the scores' unmasked softmax.
 """
 
 from __future__ import annotations
