@@ -22,6 +22,7 @@ from arm.artifacts import TensorIo, TosaArtifact
 from arm.fallback import LoweringError
 from arm.ops.common import registry
 from arm.ops.common.node_info import describe
+from arm.tosa.channel_block_convolutions import split_channel_block_convolutions
 from arm.tosa.constant_matmuls import constant_matmuls_as_convolutions
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import BFLOAT16, TosaGraph, TosaValue
@@ -120,6 +121,7 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
     remove_identity_clamps(graph)
     if spec.has("u55") or spec.has("u85"):  # Vela 5.2.0's cheaper forms and departures (see the modules)
         constant_matmuls_as_convolutions(graph)
+        split_channel_block_convolutions(graph)
         sums_as_convolutions(graph)
         ties_to_even_averages_as_convolutions(graph)  # reads the convolutions' sums
         copy_high_rank_slices(graph)  # first: a copied slice is no window for the MATMUL pass either
