@@ -6,7 +6,9 @@ INTDIV with the same correction ('trunc': INTDIV alone), in the INT profile, als
 
 div.Tensor_mode's other modes share the node: rounding_mode=None (``torch.div(x, 2, rounding_mode=None)``)
 is a true division, FP a * RECIPROCAL(b); in INT, by a number, every mode is one TABLE of the node's
-own division, exact on the 256 codes; by a tensor the quantizer rewrites it as aten.div's
+own division, exact on the 256 codes (an integer dividend of a float quotient, ``int8_tensor // 9.5``,
+is cast to float explicitly before annotation, so the cast's result is quantized and the TABLE reads
+it); by a tensor the quantizer rewrites it as aten.div's
 ``x * reciprocal(y)`` (arm/ops/div.py), which every INT target runs. 'trunc' in FP has no formula here
 and stays on the CPU.
 """
@@ -20,6 +22,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common import floored_division
+from arm.ops.common.aten_rewrite import cast_integer_operands_to_result_type
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.float_unary import on_int8_grid
@@ -72,6 +75,12 @@ def annotate(node: Node, config: QuantizationConfig) -> None:
 
 def quantized_on(node: Node, spec: TosaSpecification) -> bool:
     return _is_true_division_by_tensor(node) or floored_division.quantized_on(node, spec)
+
+
+def decompose(node: Node) -> None:
+    """Only the type promotion of an integer dividend with a float quotient, made an explicit cast (see
+    ``cast_integer_operands_to_result_type``); the node itself stays whole."""
+    cast_integer_operands_to_result_type(node)
 
 
 def _true_quotient(m: FloatMath, a: floored_division.Operand, b: floored_division.Operand) -> TosaValue:
@@ -136,6 +145,10 @@ def true_division(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.div(x, y, rounding_mode=None)
 
 
+def integers_floored_by_fraction(x: torch.Tensor) -> torch.Tensor:
+    return torch.div(x, 9.5, rounding_mode="floor")
+
+
 def truncated_by_number(x: torch.Tensor) -> torch.Tensor:
     return torch.div(x, 0.6, rounding_mode="trunc")
 
@@ -155,6 +168,11 @@ TEST_CASES = {
     "int8_trunc": OpTestCase(
         FunctionModule(truncated), integer_operands(7, torch.int8, (2, 24)), cpu_targets=_NO_INTEGER_DIVISION
     ),
+    # int8 data by a fraction: a float quotient (the peer's int8_float_scalar). INT quantizes the explicit
+    # cast onto the step-1 grid its codes are (exact), then one TABLE; FP casts and floors.
+    "int8_by_fraction": OpTestCase(
+        FunctionModule(integers_floored_by_fraction), (integer_operands(10, torch.int8, (4, 8))[0],)
+    ),
     # div.Tensor_mode with rounding_mode=None: a true division (FP a * RECIPROCAL(b), INT one TABLE).
     "mode_none_by_number": OpTestCase(FunctionModule(halved), random_inputs(4, (4, 8))),
     # ... by a tensor: rewritten at pt2e as x * reciprocal(y) (the peer's mode_none cases).
@@ -172,6 +190,7 @@ OP = ArmOp(
     support=support,
     annotate=annotate,
     quantized_on=quantized_on,
+    decompose_for_quantization=decompose,
     lower=lower,
     test_cases=TEST_CASES,
 )

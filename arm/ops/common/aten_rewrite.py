@@ -125,3 +125,25 @@ def contiguous_before_views_downstream(node: Node) -> list[Node]:
         clone.meta["val"] = source.meta["val"].clone(memory_format=torch.contiguous_format)
         view.replace_input_with(source, clone)
     return views
+
+
+def cast_integer_operands_to_result_type(node: Node) -> list[Node]:
+    """Casts each integer tensor operand of ``node`` whose result is a float to that float type, with an
+    explicit ``aten._to_copy`` before ``node``; returns the casts.
+
+    Type promotion (``int8_tensor // 9.5`` is float) is implicit at export, and to_edge writes it as a cast
+    only after quantization, when nothing quantizes the cast's float result any more: the integer-to-float
+    cast and all behind it stayed on the CPU in the INT profile. Made explicit before annotation, the cast
+    gets an observed grid (arm/ops/to_copy.py: one RESCALE of the integers onto it), and ``node`` reads a
+    quantized operand."""
+    result = node.meta["val"]
+    if not (isinstance(result, torch.Tensor) and result.dtype.is_floating_point):
+        return []
+    build = AtenBuilder(node)
+    args = list(node.args)
+    for index, arg in enumerate(args):
+        value = arg.meta.get("val") if isinstance(arg, Node) else None
+        if isinstance(value, torch.Tensor) and not value.dtype.is_floating_point and value.dtype != torch.bool:
+            args[index] = build.call(torch.ops.aten._to_copy.default, arg, dtype=result.dtype)
+    node.args = tuple(args)
+    return build.inserted
