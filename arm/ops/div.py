@@ -9,8 +9,8 @@ TOSA 1.0 has no float or int8 division. In the INT profile:
   placed, so the reciprocal gets its own observed int8 grid (a TABLE) and the product is an int8 MUL.
   Without that grid the reciprocal of a divisor near zero would have no bounded int8 range.
 
-An integer tensor divided (true division promotes it to float) is cast explicitly before annotation,
-so the cast's float result is quantized (arm/ops/to_copy.py) and the division reads int8 codes.
+An integer tensor divided (true division promotes it to float) is cast explicitly when the division is
+annotated, so the cast's float result is quantized (arm/ops/to_copy.py) and the division reads int8 codes.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 
 
 def annotate_div(node: Node, config: QuantizationConfig) -> None:
-    """A division by a number is a unary op of the dividend; one by a tensor becomes x * reciprocal(y)."""
+    """A division by a number is a unary op of the dividend; one by a tensor becomes x * reciprocal(y).
+    Integer operands promoted to the float quotient are cast explicitly first, each cast annotated."""
+    annotate_promotion_casts(node, config)
     if _is_number(node.args[1]):
         annotate_unary(node, config)
         return
@@ -76,9 +78,10 @@ def annotate_div(node: Node, config: QuantizationConfig) -> None:
         registry.for_aten_node(new_node).annotate(new_node, config)
 
 
-def decompose(node: Node) -> None:
-    """Only the promotion of integer operands to the float quotient, as explicit casts; the node stays."""
-    cast_integer_operands_to_result_type(node)
+def annotate_promotion_casts(node: Node, config: QuantizationConfig) -> None:
+    """``cast_integer_operands_to_result_type``, each cast annotated by to_copy.py (its result quantized)."""
+    for cast in cast_integer_operands_to_result_type(node):
+        registry.for_aten_node(cast).annotate(cast, config)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
@@ -159,7 +162,6 @@ OP = ArmOp(
     aten_targets=(torch.ops.aten.div.Tensor,),
     support=support,
     annotate=annotate_div,
-    decompose_for_quantization=decompose,
     lower=lower,
     test_cases=TEST_CASES,
 )

@@ -7,8 +7,8 @@ INTDIV with the same correction ('trunc': INTDIV alone), in the INT profile, als
 div.Tensor_mode's other modes share the node: rounding_mode=None (``torch.div(x, 2, rounding_mode=None)``)
 is a true division, FP a * RECIPROCAL(b); in INT, by a number, every mode is one TABLE of the node's
 own division, exact on the 256 codes (an integer dividend of a float quotient, ``int8_tensor // 9.5``,
-is cast to float explicitly before annotation, so the cast's result is quantized and the TABLE reads
-it); by a tensor the quantizer rewrites it as aten.div's
+is cast to float explicitly when annotated, so the cast's result is quantized and the TABLE reads it);
+by a tensor the quantizer rewrites it as aten.div's
 ``x * reciprocal(y)`` (arm/ops/div.py), which every INT target runs. 'trunc' in FP has no formula here
 and stays on the CPU.
 """
@@ -22,14 +22,13 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common import floored_division
-from arm.ops.common.aten_rewrite import cast_integer_operands_to_result_type
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.float_math import FloatMath
 from arm.ops.common.float_unary import on_int8_grid
 from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import HALF_TARGETS, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason
-from arm.ops.div import annotate_div
+from arm.ops.div import annotate_div, annotate_promotion_casts
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
@@ -67,20 +66,15 @@ def _is_true_division_by_tensor(node: Node) -> bool:
 
 
 def annotate(node: Node, config: QuantizationConfig) -> None:
-    if _is_true_division_by_tensor(node):
+    if _is_true_division_by_tensor(node):  # annotate_div casts promoted integer operands itself
         annotate_div(node, config)  # x * reciprocal(y), as aten.div.Tensor: no INTDIV, and the U55 runs it
         return
+    annotate_promotion_casts(node, config)
     floored_division.annotate_division(node, config)
 
 
 def quantized_on(node: Node, spec: TosaSpecification) -> bool:
     return _is_true_division_by_tensor(node) or floored_division.quantized_on(node, spec)
-
-
-def decompose(node: Node) -> None:
-    """Only the type promotion of an integer dividend with a float quotient, made an explicit cast (see
-    ``cast_integer_operands_to_result_type``); the node itself stays whole."""
-    cast_integer_operands_to_result_type(node)
 
 
 def _true_quotient(m: FloatMath, a: floored_division.Operand, b: floored_division.Operand) -> TosaValue:
@@ -190,7 +184,6 @@ OP = ArmOp(
     support=support,
     annotate=annotate,
     quantized_on=quantized_on,
-    decompose_for_quantization=decompose,
     lower=lower,
     test_cases=TEST_CASES,
 )

@@ -133,7 +133,7 @@ def cast_integer_operands_to_result_type(node: Node) -> list[Node]:
 
     Type promotion (``int8_tensor // 9.5`` is float) is implicit at export, and to_edge writes it as a cast
     only after quantization, when nothing quantizes the cast's float result any more: the integer-to-float
-    cast and all behind it stayed on the CPU in the INT profile. Made explicit before annotation, the cast
+    cast and all behind it stayed on the CPU in the INT profile. Made explicit at annotation, the cast
     gets an observed grid (arm/ops/to_copy.py: one RESCALE of the integers onto it), and ``node`` reads a
     quantized operand."""
     result = node.meta["val"]
