@@ -117,8 +117,9 @@ def lower_extremum(
         flipped = table(ctx.graph, value, _COMPLEMENT, name=f"{node.name}_complement", qparams=value.qparams)
         largest = lower_reduction(ctx, flipped, ts.Op.REDUCE_MAX, dims, rank4=False, name=f"{node.name}_{name}")
         smallest = table(ctx.graph, largest, _COMPLEMENT, name=f"{node.name}_{name}_min", qparams=value.qparams)
-        return smallest if smallest.shape == result_shape else reshape(ctx.graph, smallest, result_shape, name=node.name)
-    value = lower_reduction(ctx, value, op, dims, rank4=rank4, name=f"{node.name}_{name}")
+        value = smallest
+    else:
+        value = lower_reduction(ctx, value, op, dims, rank4=rank4, name=f"{node.name}_{name}")
     return value if value.shape == result_shape else reshape(ctx.graph, value, result_shape, name=node.name)
 
 

@@ -267,7 +267,8 @@ def one_hot_lookup(ctx: LoweringContext, table: TosaValue, positions: TosaValue,
     qparams = table.qparams
     if table.dtype == np.bool_:
         # bool rows as int8 0/1 through the MATMUL, and back: CAST both ways, which TOSA's INT profile defines.
-        codes = one_hot_lookup(ctx, cast(ctx.graph, table, np.dtype(np.int8), name=f"{name}_codes"), positions, name=name)
+        int8_table = cast(ctx.graph, table, np.dtype(np.int8), name=f"{name}_codes")
+        codes = one_hot_lookup(ctx, int8_table, positions, name=name)
         return cast(ctx.graph, codes, np.dtype(np.bool_), name=f"{name}_bool")
     if qparams is None:
         picked = one_hot_matmul_rows(ctx, table.with_qparams(ONE_HOT_GRID), positions, name=name)
