@@ -144,7 +144,7 @@ def cast_integer_operands_to_result_type(node: Node) -> list[Node]:
     cast and all behind it stayed on the CPU in the INT profile. Made explicit at annotation, the cast
     gets an observed grid (arm/ops/to_copy.py: one RESCALE of the integers onto it), and ``node`` reads a
     quantized operand."""
-    result = node.meta["val"]
+    result = node.meta.get("val")
     if not (isinstance(result, torch.Tensor) and result.dtype.is_floating_point):
         return []
     build = AtenBuilder(node)
