@@ -21,6 +21,8 @@ import tosa_serializer as ts
 from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
+from arm.ops.common import registry
+from arm.ops.common.aten_rewrite import AtenBuilder
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.tie_inputs import half_step_averages
 from arm.ops.common.ties_to_even import lower_average, lower_pooled_average
@@ -52,13 +54,46 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     if window is None:
         return (
             f"{describe(node)}: output size {shape_of(node)[-2:]} does not divide input size {shape_of(x)[-2:]}, "
-            "so the adaptive windows differ in size and no single AVG_POOL2D computes them"
+            f"so the adaptive windows differ in size and no single AVG_POOL2D computes them; {spec} gets the "
+            "node whole (the INT profile's quantizer rewrites it into one pool per bin)"
         )
     return first_reason(profile_reason(node, spec, [x]), u55_reason(node, spec, window, padded_avg=False))
 
 
 def annotate_adaptive_avg_pool2d(node: Node, config: QuantizationConfig) -> None:
-    shared_with_input(node, node.args[0], config.activation)
+    """A pool whose output divides its input keeps the input's grid; another is rewritten here into the
+    pools of its bins (``pooled_by_bins``), each node annotated by its own op."""
+    if _window(node) is not None or len(shape_of(node.args[0])) != 4:
+        shared_with_input(node, node.args[0], config.activation)
+        return
+    build = AtenBuilder(node)
+    node.replace_all_uses_with(pooled_by_bins(build, node.args[0], shape_of(node)[-2:]))
+    node.graph.erase_node(node)
+    for piece in build.inserted:
+        registry.for_aten_node(piece).annotate(piece, config)
+
+
+def _bins(size: int, outputs: int) -> list[tuple[int, int]]:
+    """PyTorch's adaptive windows along one axis: [floor(i * size / outputs), ceil((i + 1) * size / outputs))."""
+    return [((i * size) // outputs, -((-(i + 1) * size) // outputs)) for i in range(outputs)]
+
+
+def pooled_by_bins(build: AtenBuilder, x: Node, output_size: tuple[int, int]) -> Node:
+    """The adaptive pool of the NCHW ``x`` as ATen calls: per output row its rows sliced and averaged by one
+    (k, 1) avg_pool2d, concatenated, then the same per output column with (1, k) pools. The mean of a
+    window is the mean of its rows' means (every row holds the same columns), so this is exact in reals;
+    in INT each stage rounds onto the input's grid (the quantized model holds the same two roundings). A
+    pool over a whole slice strides by one: the U55 pools with strides up to 3."""
+    aten = torch.ops.aten
+    pooled = x
+    for axis, outputs in ((2, output_size[0]), (3, output_size[1])):
+        pieces = []
+        for start, end in _bins(shape_of(pooled)[axis], outputs):
+            piece = build.call(aten.slice.Tensor, pooled, axis, start, end)
+            kernel = [end - start, 1] if axis == 2 else [1, end - start]
+            pieces.append(build.call(aten.avg_pool2d.default, piece, kernel, [1, 1]))
+        pooled = pieces[0] if len(pieces) == 1 else build.call(aten.cat.default, pieces, axis)
+    return pooled
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
@@ -87,11 +122,19 @@ def to_uneven_3x3(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.adaptive_avg_pool2d(x, 3)
 
 
+def to_5x5(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, 5)
+
+
+def to_10x10(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.adaptive_avg_pool2d(x, 10)
+
+
 def channels_last_to_1x1(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.adaptive_avg_pool2d(x.permute(0, 3, 1, 2), 1)
 
 
-_EVERY_TARGET = ("tosa_FP", "tosa_INT", "u55_INT", "u85_INT", "vgf_FP", "vgf_INT")
+_FLOAT_TARGETS = ("tosa_FP", "vgf_FP")
 
 TEST_CASES = {
     "6x6_to_2x2": OpTestCase(FunctionModule(to_2x2), random_inputs(0, (1, 8, 6, 6))),
@@ -106,9 +149,15 @@ TEST_CASES = {
         FunctionModule(to_1x1), (half_step_averages(5, (1, 16, 2, 2), [2, 3], zero_point=0),),
         differing_from_quantized=0.0,
     ),
+    # Bins [0, 3), [2, 6), [5, 8) along both axes: in INT one pool per bin (the quantizer's rewrite);
+    # FP keeps the node whole, which one AVG_POOL2D cannot compute.
     "8x8_to_3x3_uneven": OpTestCase(
-        FunctionModule(to_uneven_3x3), random_inputs(2, (1, 4, 8, 8)), cpu_targets=_EVERY_TARGET
+        FunctionModule(to_uneven_3x3), random_inputs(2, (1, 4, 8, 8)), cpu_targets=_FLOAT_TARGETS
     ),
+    # The peer's non-dividing cases: 17 -> 5 (bins of 4 and 5) and an output larger than the input (7 -> 10:
+    # bins of 1 and 2 that overlap).
+    "17x17_to_5x5": OpTestCase(FunctionModule(to_5x5), random_inputs(6, (1, 3, 17, 17)), cpu_targets=_FLOAT_TARGETS),
+    "7x7_to_10x10": OpTestCase(FunctionModule(to_10x10), random_inputs(7, (1, 2, 7, 7)), cpu_targets=_FLOAT_TARGETS),
 }
 
 OP = ArmOp(

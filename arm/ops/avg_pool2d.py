@@ -203,6 +203,10 @@ def pool_ceil_divided(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3)
 
 
+def pool_1x2_then_scaled(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.avg_pool2d(x, (1, 2)) * 1.5
+
+
 def codes_on_the_step_grid(seed: int, shape: tuple[int, ...]) -> torch.Tensor:
     """Random int8 codes (both extremes among them) times tie_inputs.STEP: the observer's grid is that
     step with zero point 0, and every window's sum and average is exact in float32, so the quantized
@@ -229,6 +233,15 @@ TEST_CASES = {
     # which the exact form rounds to even as the quantized model does. No output may be a step off.
     "3x3_exclude_pad_ties_to_even": OpTestCase(
         FunctionModule(pool_3x3_padding_excluded), (codes_on_the_step_grid(12, (1, 4, 7, 7)),),
+        differing_from_quantized=0.0,
+    ),  # fmt: skip
+    # SEW's frame squeeze (avg_pool1d.py) as 1x2 windows, then scaled: half of all pairs sum to a half
+    # step, rounded to even. On random floats the quantized module is the one a step off: its float32
+    # (a*s + b*s) / 2 / s misses the exact half for about 1 tie in 5 (7 to 11% of a random 1x2 pool's outputs
+    # on tosa_INT, the 18 in 240 of session 11), and in float64 (float64_oracle) none differs. On the
+    # step grid every sum is exact in float32 too. No output may be a step off.
+    "1x2_then_scaled": OpTestCase(
+        FunctionModule(pool_1x2_then_scaled), (codes_on_the_step_grid(13, (1, 8, 1, 30)),),
         differing_from_quantized=0.0,
     ),  # fmt: skip
     "batch2": OpTestCase(FunctionModule(pool_2x2), random_inputs(6, (2, 8, 8, 8)), cpu_targets=("u55_INT",)),

@@ -8,6 +8,9 @@ TOSA 1.0 has no float or int8 division. In the INT profile:
 * a tensor divisor is rewritten by the quantizer into ``x * reciprocal(y)`` before observers are
   placed, so the reciprocal gets its own observed int8 grid (a TABLE) and the product is an int8 MUL.
   Without that grid the reciprocal of a divisor near zero would have no bounded int8 range.
+
+An integer tensor divided (true division promotes it to float) is cast explicitly when the division is
+annotated, so the cast's float result is quantized (arm/ops/to_copy.py) and the division reads int8 codes.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from executorch.exir.dialects._ops import ops as exir_ops
 from torch.fx import Node
 
 from arm.ops.common import registry
+from arm.ops.common.aten_rewrite import cast_integer_operands_to_result_type
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason, tensor_args
@@ -54,7 +58,9 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
 
 
 def annotate_div(node: Node, config: QuantizationConfig) -> None:
-    """A division by a number is a unary op of the dividend; one by a tensor becomes x * reciprocal(y)."""
+    """A division by a number is a unary op of the dividend; one by a tensor becomes x * reciprocal(y).
+    Integer operands promoted to the float quotient are cast explicitly first, each cast annotated."""
+    annotate_promotion_casts(node, config)
     if _is_number(node.args[1]):
         annotate_unary(node, config)
         return
@@ -70,6 +76,12 @@ def annotate_div(node: Node, config: QuantizationConfig) -> None:
     graph.erase_node(node)
     for new_node in (reciprocal, product):
         registry.for_aten_node(new_node).annotate(new_node, config)
+
+
+def annotate_promotion_casts(node: Node, config: QuantizationConfig) -> None:
+    """``cast_integer_operands_to_result_type``, each cast annotated by to_copy.py (its result quantized)."""
+    for cast in cast_integer_operands_to_result_type(node):
+        registry.for_aten_node(cast).annotate(cast, config)
 
 
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
@@ -117,6 +129,17 @@ def divide_by_minus_half(x: torch.Tensor) -> torch.Tensor:
     return x / -0.5
 
 
+def integers_divided_by_four(x: torch.Tensor) -> torch.Tensor:
+    return x / 4
+
+
+def _int8_data(seed: int, shape: tuple[int, ...]) -> torch.Tensor:
+    """int8 values over the whole range, both extremes among them."""
+    data = torch.randint(-128, 128, shape, generator=torch.Generator().manual_seed(seed), dtype=torch.int8)
+    data.view(-1)[:2] = torch.tensor([-128, 127], dtype=torch.int8)
+    return data
+
+
 def positive_divisors(seed: int, *shapes: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
     """Divisors in [1, 4.5], like a softmax denominator: their reciprocals have a bounded range."""
     return tuple(1.0 + x.abs() for x in random_inputs(seed, *shapes))
@@ -129,6 +152,8 @@ TEST_CASES = {
     "broadcast": OpTestCase(FunctionModule(divide), random_inputs(2, (2, 6, 32)) + positive_divisors(3, (2, 6, 1))),
     "scalar": OpTestCase(FunctionModule(divide_by_three), random_inputs(4, (1, 4, 8, 8))),
     "negative_scalar": OpTestCase(FunctionModule(divide_by_minus_half), random_inputs(5, (4, 50))),
+    # int8 data over an integer: true division promotes it to float (an explicit, quantized cast in INT).
+    "int8_by_number": OpTestCase(FunctionModule(integers_divided_by_four), (_int8_data(6, (4, 16)),)),
 }
 
 OP = ArmOp(

@@ -6,7 +6,9 @@ INTDIV with the same correction ('trunc': INTDIV alone), in the INT profile, als
 
 div.Tensor_mode's other modes share the node: rounding_mode=None (``torch.div(x, 2, rounding_mode=None)``)
 is a true division, FP a * RECIPROCAL(b); in INT, by a number, every mode is one TABLE of the node's
-own division, exact on the 256 codes; by a tensor the quantizer rewrites it as aten.div's
+own division, exact on the 256 codes (an integer dividend of a float quotient, ``int8_tensor // 9.5``,
+is cast to float explicitly when annotated, so the cast's result is quantized and the TABLE reads it);
+by a tensor the quantizer rewrites it as aten.div's
 ``x * reciprocal(y)`` (arm/ops/div.py), which every INT target runs. 'trunc' in FP has no formula here
 and stays on the CPU.
 """
@@ -26,7 +28,7 @@ from arm.ops.common.float_unary import on_int8_grid
 from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import HALF_TARGETS, FunctionModule, OpTestCase, random_inputs
 from arm.ops.common.support import describe, first_reason
-from arm.ops.div import annotate_div
+from arm.ops.div import annotate_div, annotate_promotion_casts
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext
 from arm.tosa.graph import TosaValue
@@ -64,9 +66,10 @@ def _is_true_division_by_tensor(node: Node) -> bool:
 
 
 def annotate(node: Node, config: QuantizationConfig) -> None:
-    if _is_true_division_by_tensor(node):
+    if _is_true_division_by_tensor(node):  # annotate_div casts promoted integer operands itself
         annotate_div(node, config)  # x * reciprocal(y), as aten.div.Tensor: no INTDIV, and the U55 runs it
         return
+    annotate_promotion_casts(node, config)
     floored_division.annotate_division(node, config)
 
 
@@ -136,6 +139,10 @@ def true_division(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.div(x, y, rounding_mode=None)
 
 
+def integers_floored_by_fraction(x: torch.Tensor) -> torch.Tensor:
+    return torch.div(x, 9.5, rounding_mode="floor")
+
+
 def truncated_by_number(x: torch.Tensor) -> torch.Tensor:
     return torch.div(x, 0.6, rounding_mode="trunc")
 
@@ -154,6 +161,11 @@ TEST_CASES = {
     ),
     "int8_trunc": OpTestCase(
         FunctionModule(truncated), integer_operands(7, torch.int8, (2, 24)), cpu_targets=_NO_INTEGER_DIVISION
+    ),
+    # int8 data by a fraction: a float quotient (the peer's int8_float_scalar). INT quantizes the explicit
+    # cast onto the step-1 grid its codes are (exact), then one TABLE; FP casts and floors.
+    "int8_by_fraction": OpTestCase(
+        FunctionModule(integers_floored_by_fraction), (integer_operands(10, torch.int8, (4, 8))[0],)
     ),
     # div.Tensor_mode with rounding_mode=None: a true division (FP a * RECIPROCAL(b), INT one TABLE).
     "mode_none_by_number": OpTestCase(FunctionModule(halved), random_inputs(4, (4, 8))),

@@ -39,7 +39,8 @@ from arm.ops.common.gather import (
 )
 from arm.ops.common.integer_arithmetic import is_integer_arithmetic
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, random_inputs
-from arm.ops.common.support import describe, first_reason, rank_reason
+from arm.ops.common.support import describe, dtype_of, first_reason, rank_reason
+from arm.tosa.cast import cast
 from arm.ops.common.unary import int8_reason
 from arm.ops.matmul import matmul_values
 from arm.quantizer.annotation import shared_with_input
@@ -55,16 +56,24 @@ def support(node: Node, spec: TosaSpecification) -> str | None:
     x, _, index = node.args[:3]
     return first_reason(
         _ethos_u_reason(node, spec) if _is_ethos_u(spec) else indices_reason(node, index, spec),
-        looked_up_data_reason(node, spec),
+        _bool_data_reason(node, spec) if dtype_of(node) == torch.bool else looked_up_data_reason(node, spec),
         rank_reason(node, shape_of(x)),
     )
+
+
+def _bool_data_reason(node: Node, spec: TosaSpecification) -> str | None:
+    """bool rows move as int8 0/1, with a CAST each way (INT profile): around GATHER, or inside the U85's
+    one-hot lookup (common/gather.py ``one_hot_lookup``)."""
+    if spec.is_fp:
+        return f"{describe(node)}: bool data; {spec} has no bool CAST to move it through GATHER (the INT profile has)"
+    return None
 
 
 def _ethos_u_reason(node: Node, spec: TosaSpecification) -> str | None:
     """The one-hot MATMUL with constant selectors (both Ethos-U); on the U85, where that does not
     apply, the run-time one-hot lookup, which takes any index."""
     constant_selectors = _one_hot_reason(node, spec)
-    if is_integer_arithmetic(node) and constant_selectors is None:
+    if _moves_data(node) and constant_selectors is None:
         constant_selectors = f"{describe(node)}: the one-hot MATMUL with constant selectors takes quantized data only"
     if constant_selectors is None or spec.has("u55"):
         return constant_selectors
@@ -125,16 +134,19 @@ def flat_offsets(shape: tuple[int, ...], dim: int, index: np.ndarray) -> np.ndar
 def lower(node: Node, ctx: LoweringContext) -> TosaValue:
     x, dim, index = node.args[:3]
     run_time_one_hot = ctx.spec.is_int and ctx.spec.has("u85") and not (
-        ctx.is_constant(index) and not is_integer_arithmetic(node) and _one_hot_reason(node, ctx.spec) is None
+        ctx.is_constant(index) and not _moves_data(node) and _one_hot_reason(node, ctx.spec) is None
     )
     if _is_ethos_u(ctx.spec) and not run_time_one_hot:
         return _one_hot_selection(ctx, node)
     shape = shape_of(x)
     dim %= len(shape)
     value = ctx.value(x)
-    if ctx.spec.is_int and not is_integer_arithmetic(node):
+    if ctx.spec.is_int and not _moves_data(node):
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
     table = reshape(ctx.graph, value, (1, math.prod(shape), 1), name=f"{node.name}_table")
+    bool_through_gather = table.dtype == np.bool_ and not run_time_one_hot
+    if bool_through_gather:  # TOSA's GATHER takes no bool: its rows as int8 0/1
+        table = cast(ctx.graph, table, np.dtype(np.int8), name=f"{node.name}_table_int8")
     if ctx.is_constant(index):
         offsets = flat_offsets(shape, dim, ctx.constant(index).numpy())
         chosen = ctx.graph.add_const(f"{node.name}_offsets", offsets.reshape(1, -1))
@@ -145,7 +157,14 @@ def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         elements = one_hot_lookup(ctx, table, chosen, name=f"{node.name}_elements")
     else:
         elements = gather(ctx, table, chosen, name=f"{node.name}_elements")
+    if bool_through_gather:
+        elements = cast(ctx.graph, elements, np.dtype(np.bool_), name=f"{node.name}_elements_bool")
     return reshape(ctx.graph, elements, shape_of(node), name=node.name)
+
+
+def _moves_data(node: Node) -> bool:
+    """Integer or bool data, moved as it is (no grid)."""
+    return is_integer_arithmetic(node) or dtype_of(node) == torch.bool
 
 
 def one_hot_selectors(index: np.ndarray, width: int) -> np.ndarray:
@@ -242,6 +261,12 @@ TEST_CASES = {
         FunctionModule(gather_by_input),
         (torch.randint(-128, 128, (4, 5), generator=torch.Generator().manual_seed(5), dtype=torch.int8), _index(5, 5, (4, 3))),
         targets=("tosa_INT", "u85_INT"),  # the FP profile moves no integers; the U55 has no GATHER
+    ),
+    # bool data (the peer's bool case): on the U85 the one-hot MATMUL moves it as int8 0/1, cast both ways.
+    "bool_data": OpTestCase(
+        FunctionModule(gather_by_input),
+        (torch.randint(0, 2, (4, 6), generator=torch.Generator().manual_seed(6)).to(torch.bool), _index(6, 6, (4, 3))),
+        targets=("tosa_INT", "u85_INT"),
     ),
 }
 

@@ -125,3 +125,33 @@ def contiguous_before_views_downstream(node: Node) -> list[Node]:
         clone.meta["val"] = source.meta["val"].clone(memory_format=torch.contiguous_format)
         view.replace_input_with(source, clone)
     return views
+
+
+# Integer types whose promotion to float is made explicit: their codes are an exact int8 grid of step 1
+# (arm/ops/to_copy.py). Wider ones are left to to_edge's cast, which stays on the CPU: quantized, their
+# int32 -> int8 RESCALE made Vela 5.2.0 refuse the whole U55 partition (``x + ids / 4`` with int64 ids:
+# "Non-passthrough operation (Add) could not run on NPU"), where before only the cast and the division
+# stayed on the CPU.
+_PROMOTED_EXPLICITLY = (torch.int8, torch.uint8)
+
+
+def cast_integer_operands_to_result_type(node: Node) -> list[Node]:
+    """Casts each int8 or uint8 tensor operand of ``node`` whose result is a float to that float type,
+    with an explicit ``aten._to_copy`` before ``node``; returns the casts.
+
+    Type promotion (``int8_tensor // 9.5`` is float) is implicit at export, and to_edge writes it as a cast
+    only after quantization, when nothing quantizes the cast's float result any more: the integer-to-float
+    cast and all behind it stayed on the CPU in the INT profile. Made explicit at annotation, the cast
+    gets an observed grid (arm/ops/to_copy.py: one RESCALE of the integers onto it), and ``node`` reads a
+    quantized operand."""
+    result = node.meta.get("val")
+    if not (isinstance(result, torch.Tensor) and result.dtype.is_floating_point):
+        return []
+    build = AtenBuilder(node)
+    args = list(node.args)
+    for index, arg in enumerate(args):
+        value = arg.meta.get("val") if isinstance(arg, Node) else None
+        if isinstance(value, torch.Tensor) and value.dtype in _PROMOTED_EXPLICITLY:
+            args[index] = build.call(torch.ops.aten._to_copy.default, arg, dtype=result.dtype)
+    node.args = tuple(args)
+    return build.inserted

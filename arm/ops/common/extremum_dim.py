@@ -63,8 +63,7 @@ def extremum_dim_op(
 
     def lower(node: Node, ctx: LoweringContext) -> TosaValue:
         dim = node.args[1] % len(shape_of(node.args[0]))
-        view_on_u55 = u55_needs_rank4 and ctx.spec.has("u55")
-        return lower_extremum(node, ctx, op, [dim], _values_shape(node), rank4=view_on_u55, name=name)
+        return lower_extremum(node, ctx, op, [dim], _values_shape(node), u55_needs_rank4=u55_needs_rank4, name=name)
 
     return ArmOp(
         name=name,

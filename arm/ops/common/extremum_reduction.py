@@ -10,13 +10,18 @@ result in that same shape (see ``extremum_reduction_op``): there a reduction ove
 reshapes the input to [1, before, reduced, after], one REDUCE_MIN along axis 2 gives
 [1, before, 1, after], and the node is lowered only where that is its result as Vela pads shapes to
 rank 4 (leading ones): a keepdim reduction along the third of four dims, or one whose dims before the
-reduced ones are all 1 (``x.amin(0)`` of a vector, to 0-d).
+reduced ones are all 1 (``x.amin(0)`` of a vector, to 0-d). Every other int8 REDUCE_MIN on the U55 is
+computed through REDUCE_MAX, whose U55 stream is right in every shape the op cases hold: the complement
+``-1 - c`` of an int8 code reverses its order and stays in int8 (127..-128), so
+``min(c) = -1 - max(-1 - c)``, one 256-entry TABLE before and after the REDUCE_MAX (each exact).
+int16 codes (a16w8) have no TABLE of that width here and keep the rank-4 rule.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import tosa_serializer as ts
 from torch.fx import Node
@@ -25,6 +30,8 @@ from arm.ops.common.arm_op import ArmOp
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.op_test_case import OpTestCase
 from arm.ops.common.support import describe, first_reason, profile_reason, rank_reason
+from arm.ops.common.table import table
+from arm.ops.common.unary import int8_reason
 from arm.quantizer.annotation import shared_with_input
 from arm.quantizer.quantization_config import QuantizationConfig
 from arm.tosa.context import LoweringContext, shape_of
@@ -65,12 +72,18 @@ def extremum_support(
     (amax/amin, max/min.dim)."""
     x = node.args[0]
     shape = shape_of(x)
-    departs_on_u55 = u55_needs_rank4 and spec.has("u55") and not _u55_rank4_result(shape, dims, result_shape)
+    departs_on_u55 = (
+        u55_needs_rank4
+        and spec.has("u55")
+        and not _u55_rank4_result(shape, dims, result_shape)
+        and int8_reason(node, spec, [x]) is not None
+    )
     return first_reason(
         (
             f"{describe(node)}: on the U55, Vela 5.2.0's command stream for this reduction of shape {shape} over "
             f"dims {dims} to {result_shape} departs from the TOSA reference model on the NPU model (it matches "
-            "for one rank-4 reduction along the third axis whose result keeps that shape: keepdim=True); it runs "
+            "for one rank-4 reduction along the third axis whose result keeps that shape: keepdim=True); int8 "
+            "takes REDUCE_MAX of the complemented codes instead, which needs a TABLE int16 codes have not; it runs "
             "on the CPU"
         )
         if departs_on_u55
@@ -87,22 +100,43 @@ def lower_extremum(
     dims: list[int],
     result_shape: tuple[int, ...],
     *,
-    rank4: bool,
+    u55_needs_rank4: bool,
     name: str,
 ) -> TosaValue:
-    """``op`` of ``node.args[0]`` over ``dims``, shaped ``result_shape``; ``rank4``: as one rank-4
-    reduction along axis 2 (the U55's REDUCE_MIN, ``dims`` contiguous)."""
+    """``op`` of ``node.args[0]`` over ``dims``, shaped ``result_shape``. ``u55_needs_rank4`` (REDUCE_MIN):
+    on the U55 as one rank-4 reduction along axis 2 where that is the result's shape, else as REDUCE_MAX
+    of the int8 codes' complements, complemented back (the module docstring)."""
+    on_u55 = u55_needs_rank4 and ctx.spec.has("u55")
+    rank4 = on_u55 and _u55_rank4_result(shape_of(node.args[0]), dims, result_shape)
+    complemented = on_u55 and not rank4
     value = ctx.value(node.args[0])
     if ctx.spec.is_int:
         # Shared with the input by the quantizer; a foreign annotation may still ask for a rescale.
         value = requantize(ctx.graph, value, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))
-    if rank4:
-        value = reshape(ctx.graph, value, rank4_view(value.shape, dims), name=f"{node.name}_rank4")
-        value = reduce(ctx.graph, op, value, 2, name=f"{node.name}_{name}")
+    if complemented:
+        flipped = table(ctx.graph, value, _COMPLEMENT, name=f"{node.name}_complement", qparams=value.qparams)
+        largest = lower_reduction(ctx, flipped, ts.Op.REDUCE_MAX, dims, rank4=False, name=f"{node.name}_{name}")
+        smallest = table(ctx.graph, largest, _COMPLEMENT, name=f"{node.name}_{name}_min", qparams=value.qparams)
+        value = smallest
     else:
-        for dim in dims:
-            value = reduce(ctx.graph, op, value, dim, name=f"{node.name}_{name}{dim}")
+        value = lower_reduction(ctx, value, op, dims, rank4=rank4, name=f"{node.name}_{name}")
     return value if value.shape == result_shape else reshape(ctx.graph, value, result_shape, name=node.name)
+
+
+# -1 - c for the int8 codes c = -128..127 (TABLE's index order): the order reversed, within int8.
+_COMPLEMENT = (-1 - np.arange(-128, 128)).astype(np.int8)
+
+
+def lower_reduction(
+    ctx: LoweringContext, value: TosaValue, op: ts.Op, dims: list[int], *, rank4: bool, name: str
+) -> TosaValue:
+    """``op`` of ``value`` over ``dims``, each kept with size 1 (``rank4``: as one rank-4 reduction)."""
+    if rank4:
+        value = reshape(ctx.graph, value, rank4_view(value.shape, dims), name=f"{name}_rank4")
+        return reduce(ctx.graph, op, value, 2, name=name)
+    for dim in dims:
+        value = reduce(ctx.graph, op, value, dim, name=f"{name}{dim}")
+    return value
 
 
 def annotate_extremum(node: Node, config: QuantizationConfig) -> None:
@@ -131,8 +165,9 @@ def extremum_reduction_op(
         return extremum_support(node, spec, listed_dims(node), shape_of(node), u55_needs_rank4=u55_needs_rank4)
 
     def lower(node: Node, ctx: LoweringContext) -> TosaValue:
-        view_on_u55 = u55_needs_rank4 and ctx.spec.has("u55")
-        return lower_extremum(node, ctx, op, listed_dims(node), shape_of(node), rank4=view_on_u55, name=name)
+        return lower_extremum(
+            node, ctx, op, listed_dims(node), shape_of(node), u55_needs_rank4=u55_needs_rank4, name=name
+        )
 
     return ArmOp(
         name=name,

@@ -223,7 +223,7 @@ def run_time_one_hot_reason(node: Node, data: Node, rows: int, width: int, count
     ``data`` (a dequantized int8 activation or int8 integers); None when it does."""
     no_gather = f"{describe(node)}: Vela 5.2.0 runs no GATHER on the U85, and the one-hot MATMUL that stands in for it"
     dtype = element_type(data)
-    if dtype != torch.int8:
+    if dtype not in (torch.int8, torch.bool):  # bool rows move as int8 0/1 (``one_hot_lookup``)
         return (
             f"{no_gather} multiplies int8 only (TOSA's int16 MATMUL has an int48 result), but {data.name} is "
             f"{dtype}; the lookup stays on the CPU"
@@ -263,8 +263,13 @@ def one_hot_matmul_rows(ctx: LoweringContext, table: TosaValue, positions: TosaV
 
 def one_hot_lookup(ctx: LoweringContext, table: TosaValue, positions: TosaValue, *, name: str) -> TosaValue:
     """``one_hot_matmul_rows`` (positions [1, W] or [N, W]) back on ``table``'s own int8 grid (quantized data), or as int8 integers
-    (``table`` without a grid: integer data, its codes moved as they are)."""
+    (``table`` without a grid: integer data, its codes moved as they are), or as bools (bool data)."""
     qparams = table.qparams
+    if table.dtype == np.bool_:
+        # bool rows as int8 0/1 through the MATMUL, and back: CAST both ways, which TOSA's INT profile defines.
+        int8_table = cast(ctx.graph, table, np.dtype(np.int8), name=f"{name}_codes")
+        codes = one_hot_lookup(ctx, int8_table, positions, name=name)
+        return cast(ctx.graph, codes, np.dtype(np.bool_), name=f"{name}_bool")
     if qparams is None:
         picked = one_hot_matmul_rows(ctx, table.with_qparams(ONE_HOT_GRID), positions, name=name)
         return cast(ctx.graph, picked, np.dtype(np.int8), name=f"{name}_int8")

@@ -96,6 +96,11 @@ def _pair(value: list[int] | int) -> tuple[int, int]:
     return (value, value) if isinstance(value, int) else (value[0], value[-1])
 
 
+def beyond_u55_stride(window: PoolWindow) -> bool:
+    """Whether a stride of ``window`` exceeds what the U55 pools with."""
+    return max(window.stride) > _U55_MAX_STRIDE
+
+
 def u55_reason(
     node: Node,
     spec: TosaSpecification,
