@@ -202,7 +202,15 @@ def _costs_a_pass_more(ctx: LoweringContext, count: int) -> bool:
     pool: U85-256 27.3 M with REDUCE_SUMs, 7.2 M with depthwise sums (6.1 M with only the 14x14 ones);
     U55-128 15.6 M and 16.6 M. There the average rounds half up, as the NPU's pool (and the peer) does:
     a tie lands once in ``count`` averages at most (EfficientNet-B0: 12 output steps from its quantized
-    model on Ethos-U, 0 on TOSA)."""
+    model on Ethos-U, 0 on TOSA).
+
+    Nor does an int16 pool pay for itself above 128 values. With K = 128 for even counts of 130-254 its
+    rounded average P = round(128 S' / N) still decides every tie (a tie makes 128 S' / N an exact
+    integer, and every other S' lies at least 128 / N > 1/2 of a unit of P away; checked against exact
+    fractions with TOSA's AVG_POOL2D reciprocal for every S' of every even N up to 254), and it made
+    EfficientNet-B0 224's six 14x14 squeeze-excite pools exact, but the widening RESCALE and the int16
+    pool of the full map cost 15.27 M -> 16.19 M U55-128 and 5.60 M -> 6.36 M U85-256 cycles (the peer:
+    15.32 M, 5.60 M) for 9 -> 7 output steps (session 12, bench.zoo_audit, 16 calibration inputs)."""
     return (ctx.spec.has("u55") or ctx.spec.has("u85")) and count > _MAX_POOL_SCALE
 
 
