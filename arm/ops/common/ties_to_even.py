@@ -230,16 +230,17 @@ def widen_from_minimum(ctx: LoweringContext, value: TosaValue, *, name: str) -> 
 
 
 def average_ties_to_even(
-    ctx: LoweringContext, sums: TosaValue, count: int, output: QParams, *, name: str
+    ctx: LoweringContext, sums: TosaValue, count: int, output: QParams, *, name: str, offset: int = 0
 ) -> TosaValue:
     """The int8 average on ``output`` (the input's grid) from ``sums``, each a sum of ``count`` codes
-    widened by ``widen_from_minimum``; the module docstring derives it."""
+    widened by ``widen_from_minimum`` less ``offset`` (the sums of the raw codes: ``offset`` = 128 x
+    count); the module docstring derives it."""
     ops = Int32Ops(ctx, name, sums.rank)
     parity = (output.zero_point - _INT8_MIN) % 2
     half = count // 2
     scale = _rounded_up(1.0 / (2 * count))
-    low = ops.add(sums, count * parity - half)
-    high = ops.add(sums, half - 1 - count * parity)
+    low = ops.add(sums, offset + count * parity - half)
+    high = ops.add(sums, offset + half - 1 - count * parity)
     halves = [
         rescale(ctx.graph, operand, name=f"{name}_{what}", scales=[scale], output_dtype=_INT32, input_zp=0, output_zp=0)
         for what, operand in (("low", low), ("high", high))
