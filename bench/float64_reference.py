@@ -1,6 +1,6 @@
 """Either side's quantized torch model evaluated in float64: the reference bench.agreement holds a delegate to.
 
-models.quantized_float64 does this for our flow's converted module (the decomposed quantize/dequantize
+arm.report.float64_quantized does this for our flow's converted module (the decomposed quantize/dequantize
 ops insist on float32, so it swaps them for float64 forms and widens the float constants). The peer's
 converted module is the same kind of graph, with one more thing in it: its quantizer decomposes layer
 norm, softmax and attention before annotation (its transform_for_annotation), and those decompositions
@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 import torch.ao.quantization.fx._decomposed  # noqa: F401  (defines the quantized_decomposed ops)
 
-from models.quantized_float64 import as_float64, in_float64, quantize_in_float64
+from arm.report.float64_quantized import as_float64, in_float64, quantize_in_float64
 
 _ATEN = torch.ops.aten
 _QDQ = torch.ops.quantized_decomposed

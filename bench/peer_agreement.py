@@ -30,7 +30,7 @@ import torch
 from bench.agreement import Agreements, measure_agreement
 from bench.pte_program import Quantization
 from bench.zoo_audit import SavedPeer, load_peer_figures, now_utc, parse_pairs, write_json
-from models.quantized_float64 import output_grids
+from arm.report.float64_quantized import output_grids
 
 _QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 

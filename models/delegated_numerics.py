@@ -2,7 +2,7 @@
 
 The program runs on the host without our runtime (arm.ethosu.npu_model.program_oracle: its boundary
 quantize/dequantize in numpy, every delegate's TOSA graph on the TOSA reference model); the flow's
-converted pt2e module, evaluated in float64 (models.quantized_float64), is the oracle. Used by the
+converted pt2e module, evaluated in float64 (arm.report.float64_quantized), is the oracle. Used by the
 off-list campaign (models/offlist.py --numerics) for the models the flow delegates whole.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from arm.flow import FlowResult
-from models.quantized_float64 import as_float64, in_float64, on_grid, output_grids
+from arm.report.float64_quantized import as_float64, in_float64, on_grid, output_grids
 
 
 @dataclasses.dataclass(frozen=True)

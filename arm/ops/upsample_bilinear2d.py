@@ -1,7 +1,8 @@
 """aten.upsample_bilinear2d -> TOSA RESIZE (BILINEAR) in NHWC.
 
-Quantized, the output keeps the input's grid: RESIZE writes int32 codes times the weight sum, which
-one RESCALE divides out. The U55 has no bilinear resize, so there it stays on the CPU.
+Quantized, the output keeps the input's grid: RESIZE writes int32 codes times the weight sum N, which
+one RESCALE divides out, or, for int8 and an even N, the exact average of arm/ops/common/ties_to_even.py
+(a RESCALE rounds half steps up, the quantized model to even). The U55 has no bilinear resize, so there it stays on the CPU.
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ def upscale_1_5x(x: torch.Tensor) -> torch.Tensor:
 
 _U55 = ("u55_INT",)
 
+
+def _codes_on_sixteenths(seed: int, shape: tuple[int, ...]) -> tuple[torch.Tensor]:
+    """Random int8 codes (both extremes among them) times 1/16: the observer's scale is 1/16 and torch's
+    2x interpolation (weights 1/4 and 3/4) is exact in float32, so its half steps are exact ties."""
+    codes = torch.randint(-128, 128, shape, generator=torch.Generator().manual_seed(seed))
+    codes.view(-1)[:2] = torch.tensor([-128, 127])
+    return ((codes + 1).to(torch.float32) / 16,)
+
 TEST_CASES = {
     "2x": OpTestCase(FunctionModule(upscale_2x), random_inputs(0, (1, 4, 5, 6)), cpu_targets=_U55),
     "2x_align_corners": OpTestCase(
@@ -63,6 +72,11 @@ TEST_CASES = {
     "size_9x7": OpTestCase(FunctionModule(to_size_uneven), random_inputs(2, (1, 3, 4, 5)), cpu_targets=_U55),
     # 5 x 1.5 floors to 7 rows, sampled with 1.5 itself, not 7/5 (the peer's one_and_half_scale cases).
     "scale_1_5_floored": OpTestCase(FunctionModule(upscale_1_5x), random_inputs(4, (1, 2, 5, 4)), cpu_targets=_U55),
+    # About one output in eight is a half step (deeplabv3_mobilenet_v3_large's head upsample), which the
+    # quantized model rounds to even: no output may be a step off.
+    "2x_ties_to_even": OpTestCase(
+        FunctionModule(upscale_2x), _codes_on_sixteenths(5, (1, 8, 6, 6)), cpu_targets=_U55, differing_from_quantized=0.0
+    ),
     # int16 activations: RESIZE widens int16 to int48; no int16 on TOSA-1.0+INT (TOSA, VGF).
     "a16w8_2x": OpTestCase(
         FunctionModule(upscale_2x),

@@ -10,7 +10,7 @@ evaluation of the quantized model exists to remove: a convolution output that th
 puts 1e-6 of a step below a half step, and the exact product above it (where the integer program
 lands), is a one-step flip that random-weight networks carry to tens of steps at their outputs
 (ResNeXt-50: 29 steps from one value of its first grouped convolution; YOLOv8n-OBB: 8 from one value
-of conv2d_10). The float64 evaluations (models/quantized_float64.py, bisect --float64) therefore put
+of conv2d_10). The float64 evaluations (arm/report/float64_quantized.py, bisect --float64) therefore put
 the bias on the exact product, which float64 holds exactly (two 24-bit significands), wherever the
 stored bias scale is that product rounded to float32.
 """

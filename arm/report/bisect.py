@@ -38,8 +38,8 @@ from torch.fx import Node
 
 from arm.artifacts import TosaArtifact
 from arm.report.accumulator_grid import accumulator_bias_scales
+from arm.report.float64_quantized import FLOAT64_FORMS
 from arm.report.layer_error import RESHAPED_INFIX, _Probe, _Recorder, find_layers, find_probes
-from arm.report.provenance import is_dequantize, is_quantize
 from arm.report.tosa_probes import (
     OperatorInfo,
     TensorInfo,
@@ -284,12 +284,10 @@ class _Float64Recorder(_Recorder):
     integer grids (``round(x / scale)`` half to even, then the zero point and the clamp), every other op
     on float64 operands.
 
-    Quantize divides by the scale, as models/quantized_float64.py (the oracle of the zoo audit and the
-    off-list numerics) does, rather than multiplying by ``1 / scale`` as torch's kernel does: a mean on
-    its input's grid sums codes times a float32 scale exactly in float64, and a correctly rounded
-    division then lands an exact half step on the half step, where the rounded reciprocal put a
-    quarter of MixNet-S's squeeze-excite ties a hair to the wrong side (session 11). A convolution's
-    bias sits on its accumulator grid (accumulator_grid.py), as in models/quantized_float64.py."""
+    The (de)quantize forms are float64_quantized.py's, the very functions of the whole-module oracle
+    (the zoo audit, the off-list numerics): quantize divides by the scale, so an exact half step rounds
+    to even as the exact fractions do. A convolution's bias sits on its accumulator grid
+    (accumulator_grid.py), as there."""
 
     def __init__(self, module: torch.fx.GraphModule, keep: set[str]):
         super().__init__(module, keep)
@@ -299,18 +297,9 @@ class _Float64Recorder(_Recorder):
         node = self._current
         if node.name in self._bias_scales:
             args = (args[0], self._bias_scales[node.name], *args[2:])
-        if is_quantize(node):
-            x, scale, zero_point, quant_min, quant_max, dtype = args[:6]
-            codes = torch.round(x.double() / float(scale)) + int(zero_point)
-            return torch.clamp(codes, quant_min, quant_max).to(dtype)
-        if is_dequantize(node) and "per_channel" in str(target):
-            x, scales, zero_points, axis = args[:4]
-            shape = [1] * x.dim()
-            shape[axis] = -1
-            return (x.double() - zero_points.view(shape).double()) * scales.view(shape).double()
-        if is_dequantize(node):
-            x, scale, zero_point = args[:3]
-            return (x.double() - int(zero_point)) * float(scale)
+        form = FLOAT64_FORMS.get(target)
+        if form is not None:
+            return form(*args, **kwargs)
         return super().call_function(target, *_in_float64((args, kwargs)))
 
     def run_node(self, node: Node) -> object:

@@ -1,9 +1,9 @@
-"""The float64 oracles (bisect --float64, models/quantized_float64.py) on hand-built converted graphs, no compile.
+"""The float64 oracles (bisect --float64, arm/report/float64_quantized.py) on hand-built converted graphs, no compile.
 
 MixNet-S's squeeze-excite means (2x2 maps, scale 0.011800775304436684 = a float32, zero point -104) sit
 on a half step of their grid one time in four. Their exact value is a half step, which the quantized
 model rounds to even; the float64 recorder must meet it exactly (exact fractions are the oracle here),
-as models/quantized_float64.py does, or the bisect blames the mean's lowering for its own rounding.
+as arm/report/float64_quantized.py does, or the bisect blames the mean's lowering for its own rounding.
 
 A convolution's int32 bias sits on its accumulator grid (arm/report/accumulator_grid.py): both oracles
 compute the convolution within float64's rounding of exact fractions on that grid.
@@ -18,7 +18,7 @@ import torch
 
 from arm.report.accumulator_grid import accumulator_bias_scales
 from arm.report.bisect import _Float64Recorder
-from models.quantized_float64 import in_float64
+from arm.report.float64_quantized import in_float64
 
 _SCALE = 0.011800775304436684
 _ZERO_POINT = -104

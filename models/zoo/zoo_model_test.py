@@ -36,7 +36,7 @@ from executorch.exir._serialize._program import deserialize_pte_binary
 from arm.ethosu.npu_model.pte_delegates import random_integer_inputs
 from arm.flow import _quantize, resolve_target
 from arm.model_spec import load_model_spec
-from models.quantized_float64 import as_float64, in_float64, on_grid
+from arm.report.float64_quantized import as_float64, in_float64, on_grid
 
 PTE = Path(os.environ["ZOO_PTE"])
 FACTORY = os.environ["ZOO_FACTORY"]

@@ -37,7 +37,7 @@ class OpTestCase:
     ``differing_from_quantized`` is the largest share of output elements that may be a step off at all:
     a lowering that computes the quantized module's real value with too little precision rounds it
     the other way now and then, which a one-step bound cannot see but a deep network amplifies.
-    ``float64_oracle`` evaluates the quantized module in float64 (models/quantized_float64.py) for
+    ``float64_oracle`` evaluates the quantized module in float64 (arm/report/float64_quantized.py) for
     those checks: for cases built on values within 1e-5 of a step of a rounding tie, which float32's
     own rounding (about 1e-6 of a step at 40 steps) would otherwise decide.
     """

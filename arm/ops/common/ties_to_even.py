@@ -202,7 +202,15 @@ def _costs_a_pass_more(ctx: LoweringContext, count: int) -> bool:
     pool: U85-256 27.3 M with REDUCE_SUMs, 7.2 M with depthwise sums (6.1 M with only the 14x14 ones);
     U55-128 15.6 M and 16.6 M. There the average rounds half up, as the NPU's pool (and the peer) does:
     a tie lands once in ``count`` averages at most (EfficientNet-B0: 12 output steps from its quantized
-    model on Ethos-U, 0 on TOSA)."""
+    model on Ethos-U, 0 on TOSA).
+
+    Nor does an int16 pool pay for itself above 128 values. With K = 128 for even counts of 130-254 its
+    rounded average P = round(128 S' / N) still decides every tie (a tie makes 128 S' / N an exact
+    integer, and every other S' lies at least 128 / N > 1/2 of a unit of P away; checked against exact
+    fractions with TOSA's AVG_POOL2D reciprocal for every S' of every even N up to 254), and it made
+    EfficientNet-B0 224's six 14x14 squeeze-excite pools exact, but the widening RESCALE and the int16
+    pool of the full map cost 15.27 M -> 16.19 M U55-128 and 5.60 M -> 6.36 M U85-256 cycles (the peer:
+    15.32 M, 5.60 M) for 9 -> 7 output steps (session 12, bench.zoo_audit, 16 calibration inputs)."""
     return (ctx.spec.has("u55") or ctx.spec.has("u85")) and count > _MAX_POOL_SCALE
 
 
@@ -222,16 +230,17 @@ def widen_from_minimum(ctx: LoweringContext, value: TosaValue, *, name: str) -> 
 
 
 def average_ties_to_even(
-    ctx: LoweringContext, sums: TosaValue, count: int, output: QParams, *, name: str
+    ctx: LoweringContext, sums: TosaValue, count: int, output: QParams, *, name: str, offset: int = 0
 ) -> TosaValue:
     """The int8 average on ``output`` (the input's grid) from ``sums``, each a sum of ``count`` codes
-    widened by ``widen_from_minimum``; the module docstring derives it."""
+    widened by ``widen_from_minimum`` less ``offset`` (the sums of the raw codes: ``offset`` = 128 x
+    count); the module docstring derives it."""
     ops = Int32Ops(ctx, name, sums.rank)
     parity = (output.zero_point - _INT8_MIN) % 2
     half = count // 2
     scale = _rounded_up(1.0 / (2 * count))
-    low = ops.add(sums, count * parity - half)
-    high = ops.add(sums, half - 1 - count * parity)
+    low = ops.add(sums, offset + count * parity - half)
+    high = ops.add(sums, offset + half - 1 - count * parity)
     halves = [
         rescale(ctx.graph, operand, name=f"{name}_{what}", scales=[scale], output_dtype=_INT32, input_zp=0, output_zp=0)
         for what, operand in (("low", low), ("high", high))

@@ -43,7 +43,7 @@ from arm.quantizer import EthosUQuantizer
 from arm.tosa.context import tensor_to_numpy
 from arm.tosa.reference_io import reference_input, reference_output
 from arm.vgf.runner import VgfRunner
-from models.quantized_float64 import as_float64, in_float64
+from arm.report.float64_quantized import as_float64, in_float64
 
 # Test target name -> flow target name.
 OP_TEST_TARGETS = {

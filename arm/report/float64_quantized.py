@@ -7,6 +7,11 @@ to 100 LSB by its last block, where float64 and the TOSA graph agree exactly). I
 measures the lowering, not torch's rounding noise. For the same reason a convolution's bias sits on
 its accumulator grid, the exact product of input and weight scales, where pt2e stored that product
 rounded to float32 (arm/report/accumulator_grid.py).
+
+The forms live here, below both of their users: the whole-module oracle (``in_float64``: the zoo tests,
+the op harness, bench's agreement) and the layer-by-layer one (bisect --float64), so the two cannot
+drift apart. (They sat in models/ until session 12, where bisect could not import them: //models
+depended on //arm/report for the accumulator grid.)
 """
 
 from __future__ import annotations
@@ -15,29 +20,33 @@ import copy
 
 import numpy as np
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (defines the quantized_decomposed ops named below)
 
 from arm.report.accumulator_grid import accumulator_bias_scales
 
 
-def quantize_in_float64(x, scale, zero_point, quant_min, quant_max, dtype):
+def quantize_in_float64(x, scale, zero_point, quant_min, quant_max, dtype, **kwargs):
+    """Divides by the scale, where torch's kernel multiplies by ``1 / scale``: an exact half step (a mean
+    of codes on its input's grid, summed exactly in float64) then lands on the half step and rounds to
+    even, where the rounded reciprocal put some of MixNet-S's squeeze-excite ties a hair to one side."""
     return torch.clamp(torch.round(x.double() / float(scale)) + int(zero_point), quant_min, quant_max).to(dtype)
 
 
-def _dequantize_float64(x, scale, zero_point, quant_min, quant_max, dtype, **kwargs):
+def dequantize_in_float64(x, scale, zero_point, quant_min, quant_max, dtype, **kwargs):
     return (x.double() - int(zero_point)) * float(scale)
 
 
-def _dequantize_per_channel_float64(x, scales, zero_points, axis, quant_min, quant_max, dtype, **kwargs):
+def dequantize_per_channel_in_float64(x, scales, zero_points, axis, quant_min, quant_max, dtype, **kwargs):
     shape = [1] * x.dim()
     shape[axis] = -1
     return (x.double() - zero_points.view(shape).double()) * scales.view(shape).double()
 
 
 # The decomposed (de)quantize ops insist on float32; these compute the same in float64.
-_FLOAT64_FORMS = {
+FLOAT64_FORMS = {
     torch.ops.quantized_decomposed.quantize_per_tensor.default: quantize_in_float64,
-    torch.ops.quantized_decomposed.dequantize_per_tensor.default: _dequantize_float64,
-    torch.ops.quantized_decomposed.dequantize_per_channel.default: _dequantize_per_channel_float64,
+    torch.ops.quantized_decomposed.dequantize_per_tensor.default: dequantize_in_float64,
+    torch.ops.quantized_decomposed.dequantize_per_channel.default: dequantize_per_channel_in_float64,
 }
 
 
@@ -46,8 +55,8 @@ def in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
     copied = copy.deepcopy(module)
     _bias_on_accumulator_grid(copied)
     for node in copied.graph.nodes:
-        if node.op == "call_function" and node.target in _FLOAT64_FORMS:
-            node.target = _FLOAT64_FORMS[node.target]
+        if node.op == "call_function" and node.target in FLOAT64_FORMS:
+            node.target = FLOAT64_FORMS[node.target]
         elif node.op == "get_attr":
             # Targets are dotted paths into submodules (ConvNeXt: "stages.0.blocks.0.gamma").
             *path, name = node.target.split(".")
