@@ -5,6 +5,7 @@ On that shared grid an average of an even count of int8 values lands on a half s
 count/2, where torch rounds to even and AVG_POOL2D or a RESCALE rounds up: such means take the exact
 form of arm/ops/common/ties_to_even.py instead (an int16 AVG_POOL2D over H and W, or REDUCE_SUM, then
 five small int32 operators on the mean). mha_sequence's mean over 40 tokens was a step off on 1 of 8 logits that way.
+An odd count has no half steps: a 1-D global average of [N, C, L] over L is AVG_POOL2D too (``_pooled_over_last_axis``).
 
 adaptive_avg_pool2d to a 1x1 output reaches the edge dialect as this op, over dims (-1, -2), only where
 arm/ops/adaptive_avg_pool2d.py does not keep it whole (where it is not delegated).
