@@ -94,6 +94,9 @@ TEST_CASES = {
     "depthwise_multiplier2": OpTestCase(seeded(4, _Conv, 8, 16, 3, groups=8), random_inputs(4, (1, 8, 10, 10))),
     "dilation2": OpTestCase(seeded(5, _Conv, 8, 8, 3, padding=2, dilation=2), random_inputs(5, (1, 8, 16, 16))),
     "1x1_bias_free": OpTestCase(seeded(6, _Conv, 32, 16, 1, bias=False), random_inputs(6, (1, 32, 8, 8))),
+    # 16 channels in rows of 96: on the U85 the convolution reads the NCHW input itself, as [1, 16, 4*96, 1]
+    # with a kernel (16, 1) (arm/tosa/transpose_collapsing.py pointwise_convolutions_of_channels_first).
+    "1x1_channels_first_rows": OpTestCase(seeded(14, _Conv, 16, 4, 1), random_inputs(14, (1, 16, 4, 96))),
     "5x3_rect": OpTestCase(seeded(7, _Conv, 3, 8, (5, 3), padding=(2, 1)), random_inputs(7, (1, 3, 20, 12))),
     "same_padding": OpTestCase(seeded(10, _Conv, 6, 8, 3, padding="same"), random_inputs(10, (1, 6, 9, 9))),
     "groups2": OpTestCase(seeded(9, _Conv, 8, 12, 3, padding=1, groups=2), random_inputs(9, (1, 8, 10, 10))),

@@ -42,7 +42,11 @@ from arm.tosa.sum_as_convolution import sums_as_convolutions
 from arm.tosa.table_prologue_folding import fold_prologues_into_tables
 from arm.tosa.table_rescale_folding import fold_rescales_into_tables
 from arm.tosa.ties_to_even_convolutions import ties_to_even_averages_as_convolutions
-from arm.tosa.transpose_collapsing import change_input_layouts, collapse_transposes_after_convolutions
+from arm.tosa.transpose_collapsing import (
+    change_input_layouts,
+    collapse_transposes_after_convolutions,
+    pointwise_convolutions_of_channels_first,
+)
 from arm.tosa.unequal_add_sub_scales import keep_unequal_add_sub_scales_apart
 from arm.tosa.unordered_sums import sum_without_transposes
 from arm.tosa.widened_window_copies import copy_widened_windows
@@ -135,6 +139,7 @@ def _rewrite(graph: TosaGraph, spec: TosaSpecification) -> None:
     if spec.has("u85"):  # last: the passes above read transposes by their perms
         sum_without_transposes(graph)
         collapse_transposes_after_convolutions(graph)
+        pointwise_convolutions_of_channels_first(graph)
     if spec.has("u55") or spec.has("u85"):
         change_input_layouts(graph, by_convolution=spec.has("u85"))
 

@@ -35,11 +35,14 @@ from arm.tosa.layout import has_short_rows, is_weighted_output, transpose
 from arm.tosa.rescale import rescale
 
 # The U85 moves a graph input's axis of at most this many values innermost by an identity convolution,
-# over at most _MAX_CONVOLVED_ROW positions: the sizes the zoo tests have shown bit-exact on the NPU model
-# (RegNet's 64x64, SqueezeNet's and EfficientNet-B0's 96x96); larger images keep the transpose until a
-# test covers them.
+# over at most _MAX_CONVOLVED_ROW positions: the sizes runtime/npu_model/vela_input_layout_test.py shows
+# bit-exact on the NPU model (up to 3x1024x1024; EfficientNet-B0's 224x224 and YOLOv8n's 160x160 among them).
+# kws_conv1d's [40, 49] MFCCs convolved cost 1,892 U85-256 cycles against its transpose's 1,865: the axis limit stays.
 _MAX_CONVOLVED_AXIS = 16
-_MAX_CONVOLVED_ROW = 96 * 96
+_MAX_CONVOLVED_ROW = 1024 * 1024
+# A channels-first tensor whose rows (its last axis) hold at least this many values goes into the 1x1 convolutions
+# that read it channels last by themselves (``pointwise_convolutions_of_channels_first``).
+_LONG_ROWS = 64
 # Vela 5.2.0 refuses a U55 rank-2 transpose with an axis longer than this ("Non-passthrough operation
 # (Transpose) could not run on NPU": [3, 257*257] refused, [3, 256*256] compiled); it splits the rank-4 one.
 _U55_MAX_TRANSPOSED_AXIS = 65536
@@ -72,6 +75,61 @@ def change_input_layouts(graph: TosaGraph, *, by_convolution: bool) -> None:
                 _rewrite(graph, operator, shape, perms)
         elif shape[0] <= _MAX_CONVOLVED_AXIS and shape[1] <= _MAX_CONVOLVED_ROW:
             _rewrite_as_convolution(graph, operator, shape)
+
+
+def pointwise_convolutions_of_channels_first(graph: TosaGraph) -> None:
+    """Folds each int8 TRANSPOSE that moves at most _MAX_CONVOLVED_AXIS channels innermost ([A, B] -> [B, A]
+    collapsed) out of rows of at least _LONG_ROWS values and is read only by 1x1 CONV2Ds into those
+    convolutions: each reads the channels-first tensor as the image [1, A, B, 1] with a kernel (A, 1), its
+    weights the same numbers, so the same int32 sums. Vela 5.2.0 on the U85 otherwise fuses such a
+    transpose into the write of the operator before it, slowly where the rows it reads are long: YOLOv8n's
+    box head (the DFL's softmax over 16 bins of [1, 16, 4, 525], then a 1x1 convolution) spent 433,950 of
+    its 2.65 M U85-256 cycles in that requantizing RESCALE. Measured alone (U85-256, a RESCALE, the
+    transpose, a 1x1 convolution): [16, 4, 525] 220,178 -> 25,224 cycles, [4, 64, 64] 49,822 -> 26,656,
+    [16, 16, 16] 5,156 -> 4,192, but [16, 32, 32] 11,748 -> 13,120 and [16, 8, 8] 1,516 -> 1,964."""
+    for operator in [operator for operator in graph.operators if operator.perms is not None]:
+        source = graph.tensors[operator.inputs[0]]
+        shape, perms = collapsed(source.shape, operator.perms)
+        if source.dtype != np.int8 or perms != (1, 0) or shape[0] > _MAX_CONVOLVED_AXIS:
+            continue
+        if source.shape[-1] < _LONG_ROWS:
+            continue
+        transposed = operator.outputs[0]
+        readers = graph.consumers(transposed)
+        if transposed in graph.outputs or not readers or not all(_is_pointwise_reader(graph, r, transposed) for r in readers):
+            continue
+        value = TosaValue(source.name, source.shape, source.dtype)
+        for reader in readers:
+            _read_channels_first(graph, reader, value, shape)
+        graph.operators.remove(operator)
+
+
+def _is_pointwise_reader(graph: TosaGraph, operator: TosaOperator, name: str) -> bool:
+    """A 1x1 CONV2D of ``name`` (its input, not its weights) keeping its spatial size: stride one, no padding."""
+    if operator.op != ts.Op.CONV2D or operator.inputs[0] != name or name in operator.inputs[1:]:
+        return False
+    weights = graph.tensors[operator.inputs[1]]
+    image, output = graph.tensors[name].shape, graph.tensors[operator.outputs[0]].shape
+    return weights.data is not None and tuple(weights.shape[1:3]) == (1, 1) and tuple(output[:3]) == tuple(image[:3])
+
+
+def _read_channels_first(graph: TosaGraph, convolution: TosaOperator, source: TosaValue, shape: tuple[int, ...]) -> None:
+    """Rewrites the 1x1 ``convolution`` to read ``source`` (channels first, [A, B] collapsed) directly."""
+    channels, positions = shape
+    name = convolution.outputs[0]
+    weights = graph.const_data(convolution.inputs[1])  # [O, 1, 1, A]
+    accumulator = graph.tensors[name]
+
+    def channels_first_convolution() -> TosaValue:
+        image = reshape(graph, source, (1, channels, positions, 1), name=f"{name}_channels_first")
+        kernel = graph.add_const(f"{name}_channels_first_weights", weights.reshape(weights.shape[0], channels, 1, 1))
+        sums = graph.add_tensor(f"{name}_channels_first_sums", (1, 1, positions, weights.shape[0]), accumulator.dtype)
+        attribute = ts.TosaSerializerAttribute()
+        attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+        graph.add_op(ts.Op.CONV2D, [image, kernel, *convolution.inputs[2:]], [sums], attribute)
+        return sums
+
+    rebuild_in_place(graph, convolution, channels_first_convolution)
 
 
 def _rewrite_as_convolution(graph: TosaGraph, operator: TosaOperator, shape: tuple[int, ...]) -> None:

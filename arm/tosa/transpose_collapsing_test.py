@@ -10,7 +10,12 @@ from arm.tosa.graph import TosaGraph, TosaValue
 from arm.tosa.graph_testing import operator_names, run_on_reference_model
 from arm.tosa.layout import transpose
 from arm.tosa.rescale import rescale
-from arm.tosa.transpose_collapsing import change_input_layouts, collapse_transposes_after_convolutions, collapsed
+from arm.tosa.transpose_collapsing import (
+    change_input_layouts,
+    collapse_transposes_after_convolutions,
+    collapsed,
+    pointwise_convolutions_of_channels_first,
+)
 
 
 @pytest.mark.parametrize(
@@ -115,3 +120,57 @@ def test_the_u55_keeps_a_transpose_with_an_axis_vela_refuses_at_rank_2() -> None
     change_input_layouts(graph, by_convolution=False)
     transposed = [graph.tensors[op.outputs[0]].shape for op in graph.operators if op.op == ts.Op.TRANSPOSE]
     assert transposed == [(1, 257, 257, 3)]
+
+
+def _transposed_pointwise_graph(shape: tuple[int, ...], outputs: int) -> tuple[TosaGraph, np.ndarray]:
+    """x (NCHW) -> a requantizing RESCALE -> NHWC -> a 1x1 CONV2D (and its RESCALE): YOLOv8n's DFL head."""
+    graph = TosaGraph()
+    x = graph.add_input("x", shape, np.int8)
+    requantized = rescale(graph, x, name="r", scales=[0.7], output_dtype=np.dtype(np.int8), input_zp=-128, output_zp=-128)
+    nhwc = transpose(graph, requantized, (0, 2, 3, 1), name="r_nhwc")
+    graph.mark_output(_pointwise_conv_to(graph, nhwc, outputs, "conv"))
+    return graph, np.random.default_rng(6).integers(-128, 128, size=shape).astype(np.int8)
+
+
+def _pointwise_conv_to(graph: TosaGraph, x: TosaValue, outputs: int, name: str) -> TosaValue:
+    weights = np.random.default_rng(8).integers(-127, 128, size=(outputs, 1, 1, x.shape[-1])).astype(np.int8)
+    summed = graph.add_tensor(f"{name}_int32", (*x.shape[:3], outputs), np.int32)
+    attribute = ts.TosaSerializerAttribute()
+    attribute.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+    operands = [
+        x,
+        graph.add_const(f"{name}_weights", weights),
+        graph.add_const(f"{name}_bias", np.arange(outputs, dtype=np.int32) * 1000),
+        graph.add_scalar_const(f"{name}_input_zp", -128, np.int8),
+        graph.add_scalar_const(f"{name}_weight_zp", 0, np.int8),
+    ]
+    graph.add_op(ts.Op.CONV2D, operands, [summed], attribute)
+    return rescale(graph, summed, name=name, scales=[2.0**-10], output_dtype=np.dtype(np.int8), input_zp=0, output_zp=0)
+
+
+@pytest.mark.parametrize(
+    "shape, outputs, folded",
+    [
+        ((1, 16, 4, 525), 1, True),  # YOLOv8n's DFL: rows of 525
+        ((1, 4, 64, 64), 16, True),
+        ((1, 16, 8, 8), 32, False),  # short rows: Vela's fused write is the cheaper
+        ((1, 17, 4, 525), 1, False),  # more channels than the U85 convolves cheaply
+    ],
+)
+def test_a_transpose_read_by_pointwise_convolutions_folds_into_them_with_the_same_codes(shape, outputs, folded) -> None:
+    graph, data = _transposed_pointwise_graph(shape, outputs)
+    expected = run_on_reference_model(graph, data)
+
+    pointwise_convolutions_of_channels_first(graph)
+
+    names = operator_names(graph)
+    assert names.count("TRANSPOSE") == (0 if folded else 1) and names.count("CONV2D") == 1
+    for before, after in zip(expected, run_on_reference_model(graph, data)):
+        np.testing.assert_array_equal(after, before)
+
+
+def test_a_transpose_with_another_reader_stays() -> None:
+    graph, _ = _transposed_pointwise_graph((1, 16, 4, 525), 1)
+    graph.mark_output(TosaValue("r_nhwc", (1, 4, 525, 16), np.dtype(np.int8)))
+    pointwise_convolutions_of_channels_first(graph)
+    assert operator_names(graph).count("TRANSPOSE") == 1
