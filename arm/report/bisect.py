@@ -311,6 +311,8 @@ class _Float64Recorder(_Recorder):
         if is_dequantize(node):
             x, scale, zero_point = args[:3]
             return (x.double() - int(zero_point)) * float(scale)
+        if target is torch.ops.aten._assert_tensor_metadata.default:
+            return None  # export's check of a .float() cast (GPT-Neo's scores) would refuse the float64 copy
         return super().call_function(target, *_in_float64((args, kwargs)))
 
     def run_node(self, node: Node) -> object:
