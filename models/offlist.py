@@ -32,7 +32,8 @@ position ids; session 10: batch_norm's ``rank4_every_value_exact`` for MobileOne
 avg_pool2d's ``3x3_exclude_pad_ties_to_even`` for PoolFormer's token mixer; session 11: arm/ops/einsum.py's
 cases for Funnel's and CvT's einsums, im2col.py's ``token_windows`` for ConvBERT's unfold, avg_pool1d.py's
 ``squeeze_frames`` for SEW, and
-flow_robustness_test's ``custom_operator_without_a_kernel`` for Mixtral's default experts). models/README.md
+flow_robustness_test's ``custom_operator_without_a_kernel`` for Mixtral's default experts; session 12:
+where.py's ``gpt_neo_causal_mask`` and ``gpt_neo_local_window_mask`` for GPT-Neo's masks). models/README.md
 has the results, per model and target.
 """
 
