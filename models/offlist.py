@@ -12,10 +12,10 @@ reasons.
     python -m models.offlist --out /tmp/offlist.jsonl --numerics tosa-INT   # also each whole program's LSB
     python -m models.offlist --table /tmp/offlist.jsonl      # the Markdown table of models/README.md
 
-``--numerics`` runs each program the flow delegates whole on the host (its boundary quantize and
-dequantize in numpy, every delegate's TOSA graph on the reference model) against its own quantized
-model in float64 on two calibration inputs, and records the largest distance in output steps
-(models/delegated_numerics.py).
+``--numerics`` runs each program on the host (its boundary quantize and dequantize in numpy, or, with
+other CPU operators such as a token model's id cast and embedding, its CPU runs on ExecuTorch's host
+runtime; every delegate's TOSA graph on the reference model) against its own quantized model in float64
+on two calibration inputs, and records the largest distance in output steps (models/delegated_numerics.py).
 
 No test runs these models (they are too big for CI); what the campaign found is pinned by small
 regression tests beside the code it fixed (arm/passes/inline_mode_regions_test.py for EfficientViT's
@@ -32,7 +32,8 @@ position ids; session 10: batch_norm's ``rank4_every_value_exact`` for MobileOne
 avg_pool2d's ``3x3_exclude_pad_ties_to_even`` for PoolFormer's token mixer; session 11: arm/ops/einsum.py's
 cases for Funnel's and CvT's einsums, im2col.py's ``token_windows`` for ConvBERT's unfold, avg_pool1d.py's
 ``squeeze_frames`` for SEW, and
-flow_robustness_test's ``custom_operator_without_a_kernel`` for Mixtral's default experts). models/README.md
+flow_robustness_test's ``custom_operator_without_a_kernel`` for Mixtral's default experts; session 12:
+where.py's ``gpt_neo_causal_mask`` and ``gpt_neo_local_window_mask`` for GPT-Neo's masks). models/README.md
 has the results, per model and target.
 """
 
@@ -1113,9 +1114,9 @@ NUMERICS_SAMPLES = 2
 def compile_one(name: str, spec: ModelSpec, target_name: str, numerics: bool = False) -> dict[str, object]:
     """One model on one target through the public API; a row of the campaign.
 
-    With ``numerics``, a program delegated whole is also run on the host (each delegate's TOSA graph on
-    the reference model) against its own quantized model in float64 on the first NUMERICS_SAMPLES
-    calibration inputs: the row's ``max_lsb`` is the largest distance in output steps.
+    With ``numerics``, the program is also run on the host (each delegate's TOSA graph on the reference
+    model, CPU operators on ExecuTorch's host runtime) against its own quantized model in float64 on the
+    first NUMERICS_SAMPLES calibration inputs: the row's ``max_lsb`` is the largest distance in output steps.
     """
     from arm.ethosu.vela import VelaCompileError
     from arm.flow import FlowError, StageError, resolve_target, run_flow
@@ -1148,7 +1149,7 @@ def compile_one(name: str, spec: ModelSpec, target_name: str, numerics: bool = F
             npu_cycles=sum(v.npu_cycles for v in result.artifacts.vela),
             total_cycles=sum(v.total_cycles for v in result.artifacts.vela),
         )
-        if numerics and not cpu:
+        if numerics:
             row.update(_numerics(result, spec))
     row["seconds"] = round(time.perf_counter() - start, 1)
     return row
@@ -1231,7 +1232,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--numerics",
         default="",
-        help="comma-separated targets on which each program delegated whole is run against its quantized "
+        help="comma-separated targets on which each program is run against its quantized "
         "model in float64 (max LSB per row), e.g. tosa-INT",
     )
     parser.add_argument("--table", type=Path, help="print the Markdown table of a campaign's JSON lines and exit")

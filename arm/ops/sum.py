@@ -45,12 +45,24 @@ def sum_every_dim(x: torch.Tensor) -> torch.Tensor:
     return x.sum()
 
 
+def sum_radix_groups(x: torch.Tensor) -> torch.Tensor:
+    """ResNeSt's split attention adds its radix groups: a short axis with whole feature maps after it."""
+    return x.sum(1)
+
+
+def sum_leading(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(0)
+
+
 TEST_CASES = {
     "channels": OpTestCase(FunctionModule(sum_channels), random_inputs(0, (1, 8, 6, 6))),
     "spatial_keepdim": OpTestCase(FunctionModule(sum_spatial_keepdim), random_inputs(1, (1, 4, 5, 7))),
     "last_dim": OpTestCase(FunctionModule(sum_last), random_inputs(2, (4, 3, 16))),
     # x.sum(): aten.sum.default at pt2e (annotated as such), a 0-d sum.dim_IntList after to_edge.
     "every_dim": OpTestCase(FunctionModule(sum_every_dim), random_inputs(3, (3, 1, 4))),
+    # Short axes with data after them: int32 ADDs of slices on the U85 (common/reduction.py).
+    "radix_groups": OpTestCase(FunctionModule(sum_radix_groups), random_inputs(4, (1, 2, 8, 6, 6))),
+    "short_leading_axis": OpTestCase(FunctionModule(sum_leading), random_inputs(5, (3, 8, 5, 5))),
 }
 
 OP = ArmOp(

@@ -122,3 +122,25 @@ def test_float64_bias_sits_on_the_accumulator_grid():
     for values in (recorder.values[convolution], widened.values[convolution]):
         assert values.dtype == torch.float64
         assert np.abs(values.numpy() / _OUTPUT_SCALE - expected).max() < 1e-9
+
+
+class _CheckedCast(torch.nn.Module):
+    """dequantize, export's dtype check of a ``.float()`` cast (GPT-Neo's scores), doubled, quantize."""
+
+    def forward(self, codes: torch.Tensor) -> torch.Tensor:
+        x = _DEQUANTIZE(codes, _SCALE, _ZERO_POINT, -128, 127, torch.int8)
+        torch.ops.aten._assert_tensor_metadata.default(x, dtype=torch.float32)
+        return _QUANTIZE(x * 2.0, _SCALE, _ZERO_POINT, -128, 127, torch.int8)
+
+
+def test_float64_oracles_pass_over_float32_dtype_checks():
+    module = torch.fx.symbolic_trace(_CheckedCast())
+    codes = torch.randint(-128, 128, (2, 40), generator=torch.Generator().manual_seed(3), dtype=torch.int8)
+    expected = torch.clamp(torch.round((codes.double() - _ZERO_POINT) * 2.0) + _ZERO_POINT, -128, 127).to(torch.int8)
+    (quantize,) = [node.name for node in module.graph.nodes if node.target == _QUANTIZE]
+    recorder = _Float64Recorder(module, {quantize})
+    with torch.no_grad():
+        recorder.run(codes)
+        widened = in_float64(module)(codes)
+    assert torch.equal(recorder.values[quantize], expected)
+    assert torch.equal(widened, expected)

@@ -54,8 +54,10 @@ def in_float64(module: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """A copy of the quantized module that computes in float64 (its float constants become float64)."""
     copied = copy.deepcopy(module)
     _bias_on_accumulator_grid(copied)
-    for node in copied.graph.nodes:
-        if node.op == "call_function" and node.target in FLOAT64_FORMS:
+    for node in list(copied.graph.nodes):
+        if node.op == "call_function" and node.target is torch.ops.aten._assert_tensor_metadata.default:
+            copied.graph.erase_node(node)  # export's check of a .float() cast would refuse the float64 values
+        elif node.op == "call_function" and node.target in FLOAT64_FORMS:
             node.target = FLOAT64_FORMS[node.target]
         elif node.op == "get_attr":
             # Targets are dotted paths into submodules (ConvNeXt: "stages.0.blocks.0.gamma").
