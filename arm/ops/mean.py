@@ -24,7 +24,7 @@ from torch.fx import Node
 from arm.ops.common.op_test_case import FunctionModule, OpTestCase, half_precision_cases, random_inputs
 from arm.ops.common.tie_inputs import half_step_averages
 from arm.ops.common.ties_to_even import lower_average, lower_pooled_average
-from arm.ops.common.pooling import PoolWindow, lower_pool, u55_reason
+from arm.ops.common.pooling import PoolWindow, add_avg_pool2d, lower_pool, u55_reason
 from arm.ops.common.reduction import lower_reduce_sum, reduced_dims, reduction_support
 from arm.ops.common.arm_op import ArmOp
 from arm.quantizer.annotation import shared_with_input
@@ -71,14 +71,8 @@ def _pooled_over_last_axis(node: Node, ctx: LoweringContext) -> TosaValue | None
     rows = transpose(ctx.graph, source, _SWAP_LAST_TWO, name=f"{node.name}_time_major")
     image = reshape(ctx.graph, rows, (batch, 1, length, channels), name=f"{node.name}_image")
     pooled = ctx.graph.add_tensor(f"{node.name}_pooled", (batch, 1, 1, channels), source.dtype, output)
-    operands = [
-        image,
-        ctx.graph.add_scalar_const(f"{node.name}_input_zp", source.qparams.zero_point, source.dtype),
-        ctx.graph.add_scalar_const(f"{node.name}_output_zp", source.qparams.zero_point, source.dtype),
-    ]
-    attribute = ts.TosaSerializerAttribute()
-    attribute.AvgPool2dAttribute([1, length], [1, 1], [0, 0, 0, 0], ts.DType.INT32)
-    ctx.graph.add_op(ts.Op.AVG_POOL2D, operands, [pooled], attribute)
+    window_attributes = ((1, length), (1, 1), (0, 0, 0, 0))
+    add_avg_pool2d(ctx.graph, image, pooled, window_attributes, source.qparams.zero_point, ts.DType.INT32)
     return reshape(ctx.graph, pooled, shape_of(node), name=node.name)
 
 

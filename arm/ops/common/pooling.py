@@ -15,7 +15,7 @@ from torch.fx import Node
 from arm.ops.common.convolution import AxisPadding
 from arm.ops.common.support import describe
 from arm.tosa.context import LoweringContext, shape_of
-from arm.tosa.graph import TosaValue, pad_tensor, slice_tensor
+from arm.tosa.graph import TosaGraph, TosaValue, pad_tensor, slice_tensor
 from arm.tosa.layout import to_nchw, to_nhwc
 from arm.tosa.rescale import requantize
 from arm.tosa.specification import TosaSpecification
@@ -135,6 +135,28 @@ def u55_reason(
     return None
 
 
+def add_avg_pool2d(
+    graph: TosaGraph,
+    value: TosaValue,
+    output: TosaValue,
+    window: tuple[tuple[int, int], tuple[int, int], tuple[int, int, int, int]],
+    zero_point: int | float,
+    accumulator: int,
+) -> TosaValue:
+    """AVG_POOL2D of the NHWC ``value`` into ``output``; ``window`` is (kernel, stride, pad), and the
+    input and output share ``zero_point`` (every pool of the flow keeps its input's grid)."""
+    kernel, stride, pad = window
+    operands = [
+        value,
+        graph.add_scalar_const(f"{output.name}_input_zp", zero_point, value.dtype),
+        graph.add_scalar_const(f"{output.name}_output_zp", zero_point, value.dtype),
+    ]
+    attribute = ts.TosaSerializerAttribute()
+    attribute.AvgPool2dAttribute(list(kernel), list(stride), list(pad), accumulator)
+    graph.add_op(ts.Op.AVG_POOL2D, operands, [output], attribute)
+    return output
+
+
 def lower_pool(
     ctx: LoweringContext,
     node: Node,
@@ -178,22 +200,16 @@ def lower_pool(
         value = pad_tensor(ctx.graph, value, padding, value.dtype.type(zero), name=f"{node.name}_padded")
         pad = tuple(total - counted for total, counted in zip(pad, explicit))
     output = ctx.graph.add_tensor(f"{node.name}_nhwc", (batch, out_h, out_w, channels), value.dtype, value.qparams)
-    attribute = ts.TosaSerializerAttribute()
     if op == ts.Op.AVG_POOL2D:
         zero_point = value.qparams.zero_point if ctx.spec.is_int else 0
-        operands = [
-            value,
-            ctx.graph.add_scalar_const(f"{output.name}_input_zp", zero_point, value.dtype),
-            ctx.graph.add_scalar_const(f"{output.name}_output_zp", zero_point, value.dtype),
-        ]
         accumulator = ts.DType.INT32 if ctx.spec.is_int else ts.DType.FP32
-        attribute.AvgPool2dAttribute(list(window.kernel), list(window.stride), list(pad), accumulator)
+        add_avg_pool2d(ctx.graph, value, output, (window.kernel, window.stride, pad), zero_point, accumulator)
     else:
-        operands = [value]
+        attribute = ts.TosaSerializerAttribute()
         attribute.MaxPool2dAttribute(
             list(window.kernel), list(window.stride), list(pad), ts.NanPropagationMode.PROPAGATE
         )
-    ctx.graph.add_op(op, operands, [output], attribute)
+        ctx.graph.add_op(op, [value], [output], attribute)
     if ctx.spec.is_int and onto_output_grid:
         # The quantizer shares the input's grid, so this rescale is only there for foreign annotations.
         output = requantize(ctx.graph, output, name=f"{node.name}_rescaled", output=ctx.output_qparams(node))

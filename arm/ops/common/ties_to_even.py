@@ -36,6 +36,7 @@ from torch.fx import Node
 
 from arm.ops.common.axis_reduction import reduce
 from arm.ops.common.integer_arithmetic import Int32Ops
+from arm.ops.common.pooling import add_avg_pool2d
 from arm.tosa.context import LoweringContext, shape_of
 from arm.tosa.graph import TosaValue, reshape
 from arm.tosa.layout import to_nchw, to_nhwc
@@ -181,17 +182,9 @@ def _int16_average_pool(ctx: LoweringContext, value: TosaValue, kernel: tuple[in
     """AVG_POOL2D of an NHWC int16 tensor (zero point 0) over windows ``kernel`` with stride ``kernel``."""
     batch, height, width, channels = value.shape
     output = ctx.graph.add_tensor(name, (batch, height // kernel[0], width // kernel[1], channels), _INT16)
-    operands = [
-        value,
-        ctx.graph.add_scalar_const(f"{name}_input_zp", 0, _INT16),
-        ctx.graph.add_scalar_const(f"{name}_output_zp", 0, _INT16),
-    ]
     # One window over the whole input strides by one, as mean's global pool does (the U55 limits strides to 3).
     stride = (1, 1) if (height, width) == kernel else kernel
-    attribute = ts.TosaSerializerAttribute()
-    attribute.AvgPool2dAttribute(list(kernel), list(stride), [0, 0, 0, 0], ts.DType.INT32)
-    ctx.graph.add_op(ts.Op.AVG_POOL2D, operands, [output], attribute)
-    return output
+    return add_avg_pool2d(ctx.graph, value, output, (kernel, stride, (0, 0, 0, 0)), 0, ts.DType.INT32)
 
 
 def _costs_a_pass_more(ctx: LoweringContext, count: int) -> bool:
